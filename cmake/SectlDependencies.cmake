@@ -1,0 +1,24 @@
+# Finds sectl's dependencies, all from Debian packages through find_package.
+# A missing one stops configuration with the name of the package to install.
+
+function(sectl_require_package package_name debian_package)
+  find_package(${package_name} ${ARGN} QUIET)
+  if(NOT ${package_name}_FOUND)
+    message(FATAL_ERROR
+      "sectl needs ${package_name}, which was not found. "
+      "On Debian or Ubuntu install it with: apt-get install ${debian_package}")
+  endif()
+endfunction()
+
+sectl_require_package(CLI11 libcli11-dev CONFIG)
+sectl_require_package(fmt libfmt-dev CONFIG)
+sectl_require_package(nlohmann_json nlohmann-json3-dev CONFIG)
+sectl_require_package(tl-expected libexpected-dev CONFIG)
+sectl_require_package(OpenSSL libssl-dev)
+sectl_require_package(Threads libc6-dev)
+if(SECTL_BUILD_TESTS)
+  sectl_require_package(GTest libgtest-dev)
+endif()
+if(SECTL_BUILD_BENCHMARKS)
+  sectl_require_package(benchmark libbenchmark-dev CONFIG)
+endif()
