@@ -1,0 +1,37 @@
+#include "base/error.h"
+
+#include <fmt/format.h>
+
+namespace sectl {
+
+std::string_view ErrorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+      return "invalid argument";
+    case ErrorCode::kNotFound:
+      return "not found";
+    case ErrorCode::kFailedPrecondition:
+      return "failed precondition";
+    case ErrorCode::kUnimplemented:
+      return "unimplemented";
+    case ErrorCode::kPluginError:
+      return "plugin error";
+    case ErrorCode::kAbiMismatch:
+      return "ABI mismatch";
+    case ErrorCode::kCrashed:
+      return "crashed";
+    case ErrorCode::kTimeout:
+      return "timeout";
+    case ErrorCode::kIoError:
+      return "I/O error";
+    case ErrorCode::kInternal:
+      return "internal error";
+  }
+  return "unknown error";
+}
+
+Error Error::WithContext(std::string_view context) const {
+  return Error(code_, fmt::format("{}: {}", context, message_));
+}
+
+}  // namespace sectl
