@@ -1,0 +1,56 @@
+// Opening a plugin file the way TensorFlow does, with a precise one-line
+// diagnosis when it cannot be opened.
+#pragma once
+
+#include <string>
+
+#include "base/error.h"
+#include "loader/elf_identity.h"
+#include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+
+namespace sectl::loader {
+
+using InitPluginFunction = void (*)(SE_PlatformRegistrationParams*, TF_Status*);
+
+struct LoadOptions {
+  // RTLD_LAZY instead of RTLD_NOW: for plugins that also carry kernel code
+  // referring to TensorFlow symbols sectl does not provide.
+  bool lazy = false;
+};
+
+// A bare file name means a file in the current directory, never a search
+// of the library path: "plugin.so" becomes "./plugin.so".
+std::string PluginPathFromArgument(const std::string& argument);
+
+// A loaded plugin library and its entry point.
+//
+// The library is never unloaded. TensorFlow never unloads a plugin either,
+// and unloading code whose threads may still be running would turn a
+// plugin's leak into a crash of sectl.
+class PluginLibrary {
+ public:
+  // Checks the file (see InspectPluginFile), dlopens it with RTLD_LOCAL and
+  // RTLD_NOW (or RTLD_LAZY), and finds SE_InitPlugin.
+  static Expected<PluginLibrary> Open(const std::string& path, const LoadOptions& options);
+
+  const std::string& path() const { return path_; }
+  const ElfIdentity& identity() const { return identity_; }
+  InitPluginFunction init_plugin() const { return init_plugin_; }
+  void* FindSymbol(const char* name) const;
+
+ private:
+  PluginLibrary(std::string path, ElfIdentity identity, void* handle, InitPluginFunction init)
+      : path_(std::move(path)), identity_(identity), handle_(handle), init_plugin_(init) {}
+
+  std::string path_;
+  ElfIdentity identity_;
+  void* handle_;
+  InitPluginFunction init_plugin_;
+};
+
+// Turns dlopen's error text into the one-line cause: a missing needed
+// library, an unresolved symbol, or the loader's own words.
+std::string ExplainDlopenFailure(const std::string& path, const std::string& dlerror_text,
+                                 bool lazy);
+
+}  // namespace sectl::loader
