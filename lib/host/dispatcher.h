@@ -1,0 +1,117 @@
+// The one dispatch point: every call from sectl into plugin code goes
+// through Dispatcher, which refuses null function pointers, journals the
+// call, catches exceptions thrown across the C API and turns a non-OK
+// TF_Status into an Error. Nothing else in sectl calls a plugin pointer.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdint>
+#include <type_traits>
+
+#include "abi/plugin_functions.h"
+#include "base/error.h"
+#include "host/journal.h"
+#include "host/tf_status_handle.h"
+
+namespace sectl::host {
+
+class Dispatcher {
+ public:
+  explicit Dispatcher(Journal& journal) : journal_(journal) {}
+
+  Journal& journal() const { return journal_; }
+
+  // Calls `fn(args...)` as plugin function `function`. A null `fn` is an
+  // Unimplemented error and calls nothing.
+  template <typename R, typename... Params, typename... Args>
+  Expected<R> Invoke(abi::PluginFunction function, R (*fn)(Params...), Args... args) const {
+    if (fn == nullptr) {
+      journal_.RecordMissing(function);
+      return Fail(ErrorCode::kUnimplemented,
+                  fmt::format("the plugin does not provide {}", abi::QualifiedName(function)));
+    }
+    std::array<uint64_t, kMaxRecordedArguments> recorded{};
+    const uint8_t count = RecordArguments(recorded, args...);
+    JournalEntry* entry = journal_.Begin(function, recorded, count);
+    try {
+      if constexpr (std::is_void_v<R>) {
+        fn(args...);
+        journal_.Finish(entry, CallState::kReturned, StatusCodeOf(args...), 0);
+        return {};
+      } else {
+        R result = fn(args...);
+        journal_.Finish(entry, CallState::kReturned, StatusCodeOf(args...), AsInteger(result));
+        return result;
+      }
+    } catch (...) {
+      journal_.Finish(entry, CallState::kThrew, kNoStatus, 0);
+      return Fail(ErrorCode::kPluginError,
+                  fmt::format("{} threw a C++ exception across the C API",
+                              abi::QualifiedName(function)));
+    }
+  }
+
+  // Calls a plugin function whose last parameter is a TF_Status*, passing a
+  // fresh status, and returns the plugin's error if it left one.
+  template <typename... Params, typename... Args>
+  Expected<void> InvokeWithStatus(abi::PluginFunction function, void (*fn)(Params...),
+                                  Args... args) const {
+    TfStatusHandle status;
+    auto called = Invoke(function, fn, args..., status.get());
+    if (!called) return called;
+    if (!status.ok()) {
+      return Fail(ErrorCode::kPluginError,
+                  fmt::format("{} failed: {}: {}", abi::QualifiedName(function),
+                              TfCodeName(status.code()), status.message()));
+    }
+    return {};
+  }
+
+ private:
+  template <typename T>
+  static uint64_t AsRecordedArgument(T value) {
+    if constexpr (std::is_pointer_v<T>) {
+      return reinterpret_cast<uintptr_t>(value);
+    } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
+      return static_cast<uint64_t>(value);
+    } else {
+      return 0;
+    }
+  }
+
+  template <typename... Args>
+  static uint8_t RecordArguments(std::array<uint64_t, kMaxRecordedArguments>& out, Args... args) {
+    uint8_t count = 0;
+    ((count < kMaxRecordedArguments ? (out[count++] = AsRecordedArgument(args), 0) : 0), ...);
+    return count;
+  }
+
+  // The code the plugin left in the call's TF_Status argument, if it has one.
+  template <typename... Args>
+  static int32_t StatusCodeOf(Args... args) {
+    int32_t code = kNoStatus;
+    (
+        [&](auto arg) {
+          if constexpr (std::is_same_v<decltype(arg), TF_Status*>) code = TF_GetCode(arg);
+        }(args),
+        ...);
+    return code;
+  }
+
+  template <typename R>
+  static int64_t AsInteger(R value) {
+    if constexpr (std::is_pointer_v<R>) {
+      return static_cast<int64_t>(reinterpret_cast<uintptr_t>(value));
+    } else if constexpr (std::is_floating_point_v<R>) {
+      return static_cast<int64_t>(value);
+    } else {
+      return static_cast<int64_t>(value);
+    }
+  }
+
+  Journal& journal_;
+};
+
+}  // namespace sectl::host

@@ -1,0 +1,62 @@
+// A host-owned struct handed to a plugin, with canary bytes right after the
+// storage the host really has, so a plugin writing past the end of the
+// host's struct (memory corruption inside TensorFlow) is seen.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <new>
+
+namespace sectl::host {
+
+inline constexpr size_t kCanaryBytes = 64;
+inline constexpr unsigned char kCanaryValue = 0xA5;
+
+template <typename T>
+class GuardedStruct {
+ public:
+  // `host_struct_size` is what the host pre-fills in struct_size;
+  // `host_bytes` is how much storage that host really has (sizeof of its
+  // struct, which is smaller for an older host).
+  GuardedStruct(size_t host_struct_size, size_t host_bytes) : host_bytes_(host_bytes) {
+    static_assert(sizeof(T) + kCanaryBytes <= kStorageBytes);
+    std::fill(storage_.begin(), storage_.end(), kCanaryValue);
+    std::memset(storage_.data(), 0, std::max(sizeof(T), host_bytes_));
+    std::fill(storage_.begin() + host_bytes_, storage_.begin() + host_bytes_ + kCanaryBytes,
+              kCanaryValue);
+    value_ = new (storage_.data()) T{};
+    if (host_bytes_ < sizeof(T)) {
+      // The tail of T beyond the older host's struct is canary, not struct.
+      std::fill(storage_.begin() + host_bytes_, storage_.begin() + sizeof(T), kCanaryValue);
+    }
+    value_->struct_size = host_struct_size;
+  }
+  explicit GuardedStruct(size_t host_struct_size) : GuardedStruct(host_struct_size, sizeof(T)) {}
+  GuardedStruct(const GuardedStruct&) = delete;
+  GuardedStruct& operator=(const GuardedStruct&) = delete;
+
+  T* get() { return value_; }
+  const T* get() const { return value_; }
+  T* operator->() { return value_; }
+  const unsigned char* bytes() const { return storage_.data(); }
+  size_t host_bytes() const { return host_bytes_; }
+
+  // How far past the host's storage the plugin wrote: 0 if the canary is
+  // intact, else the offset just past the last overwritten canary byte.
+  size_t BytesWrittenPastEnd() const {
+    for (size_t i = kCanaryBytes; i > 0; --i) {
+      if (storage_[host_bytes_ + i - 1] != kCanaryValue) return i;
+    }
+    return 0;
+  }
+
+ private:
+  static constexpr size_t kStorageBytes = 512;
+  alignas(std::max_align_t) std::array<unsigned char, kStorageBytes> storage_{};
+  size_t host_bytes_;
+  T* value_;
+};
+
+}  // namespace sectl::host

@@ -1,0 +1,123 @@
+#include "host/journal.h"
+
+#include <fmt/format.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "host/tf_status_handle.h"
+
+namespace sectl::host {
+namespace {
+
+uint64_t NowNanoseconds() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// gettid is a system call; ask once per thread.
+int32_t CurrentThreadId() {
+  thread_local const auto id = static_cast<int32_t>(::syscall(SYS_gettid));
+  return id;
+}
+
+std::string FormatArgument(uint64_t value) {
+  if (value > 0xFFFFFF) return fmt::format("0x{:x}", value);
+  return fmt::format("{}", value);
+}
+
+std::string FormatDuration(uint64_t nanoseconds) {
+  if (nanoseconds < 10'000) return fmt::format("{} ns", nanoseconds);
+  if (nanoseconds < 10'000'000) return fmt::format("{:.1f} us", nanoseconds / 1e3);
+  return fmt::format("{:.1f} ms", nanoseconds / 1e6);
+}
+
+}  // namespace
+
+Journal::Journal() : owned_(std::make_unique<JournalRegion>()), region_(owned_.get()) {}
+
+Journal::Journal(JournalRegion* region) : region_(region) {}
+
+JournalEntry* Journal::Begin(abi::PluginFunction function,
+                             const std::array<uint64_t, kMaxRecordedArguments>& arguments,
+                             uint8_t argument_count) {
+  const uint64_t sequence = region_->calls.fetch_add(1, std::memory_order_relaxed) + 1;
+  JournalEntry& entry = region_->entries[sequence % kJournalCapacity];
+  entry.sequence = 0;  // the slot is being rewritten
+  entry.function = function;
+  entry.state = CallState::kInFlight;
+  entry.thread_id = CurrentThreadId();
+  entry.arguments = arguments;
+  entry.argument_count = argument_count;
+  entry.status_code = kNoStatus;
+  entry.result = 0;
+  entry.duration_ns = 0;
+  entry.start_ns = NowNanoseconds();
+  entry.sequence = sequence;
+  return &entry;
+}
+
+void Journal::Finish(JournalEntry* entry, CallState state, int32_t status_code, int64_t result) {
+  entry->duration_ns = NowNanoseconds() - entry->start_ns;
+  entry->status_code = status_code;
+  entry->result = result;
+  entry->state = state;
+}
+
+void Journal::RecordMissing(abi::PluginFunction function) {
+  JournalEntry* entry = Begin(function, {}, 0);
+  Finish(entry, CallState::kMissing, kNoStatus, 0);
+}
+
+std::vector<JournalEntry> Journal::Entries() const {
+  std::vector<JournalEntry> entries;
+  for (const auto& entry : region_->entries) {
+    if (entry.sequence != 0) entries.push_back(entry);
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.sequence < b.sequence; });
+  return entries;
+}
+
+std::optional<JournalEntry> Journal::LastUnfinished() const {
+  std::optional<JournalEntry> last;
+  for (const auto& entry : region_->entries) {
+    if (entry.sequence != 0 && entry.state == CallState::kInFlight &&
+        (!last || entry.sequence > last->sequence)) {
+      last = entry;
+    }
+  }
+  return last;
+}
+
+std::string DescribeEntry(const JournalEntry& entry) {
+  std::string arguments;
+  for (uint8_t i = 0; i < entry.argument_count; ++i) {
+    if (i > 0) arguments += ", ";
+    arguments += FormatArgument(entry.arguments[i]);
+  }
+  std::string call = fmt::format("#{} {}({})", entry.sequence,
+                                 abi::QualifiedName(entry.function), arguments);
+  switch (entry.state) {
+    case CallState::kInFlight:
+      return call + " -> never returned";
+    case CallState::kMissing:
+      return call + " -> not provided by the plugin";
+    case CallState::kThrew:
+      return call + " -> threw a C++ exception";
+    case CallState::kReturned:
+      break;
+  }
+  std::string outcome;
+  if (entry.status_code != kNoStatus) {
+    outcome = std::string(TfCodeName(static_cast<TF_Code>(entry.status_code)));
+  } else {
+    outcome = fmt::format("{}", entry.result);
+  }
+  return fmt::format("{} -> {}, {}", call, outcome, FormatDuration(entry.duration_ns));
+}
+
+}  // namespace sectl::host

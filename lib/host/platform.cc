@@ -1,0 +1,342 @@
+#include "host/platform.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "host/device.h"
+#include "host/guarded_struct.h"
+
+namespace sectl::host {
+namespace {
+
+using abi::PluginFunction;
+using abi::StructKind;
+
+// Plugin strings are read with a bound: a missing terminator must not send
+// sectl reading through the plugin's memory.
+constexpr size_t kMaxPluginString = 256;
+
+std::string ReadPluginString(const char* text) {
+  if (text == nullptr) return {};
+  return std::string(text, ::strnlen(text, kMaxPluginString));
+}
+
+// TensorFlow's rule for platform names and types: [A-Z][A-Z_]*, whole string.
+bool IsValidDeviceTypeName(const std::string& name) {
+  if (name.empty() || name[0] < 'A' || name[0] > 'Z') return false;
+  for (char c : name) {
+    if (!((c >= 'A' && c <= 'Z') || c == '_')) return false;
+  }
+  return true;
+}
+
+// Copies the bytes the plugin filled into the host's own copy of the struct.
+template <typename T>
+T CopyOf(const GuardedStruct<T>& filled) {
+  T copy{};
+  std::memcpy(&copy, filled.bytes(), std::min(sizeof(T), filled.host_bytes()));
+  return copy;
+}
+
+}  // namespace
+
+Platform::Platform(Passkey, Journal& journal, const PlatformOptions& options)
+    : journal_(journal), dispatcher_(journal), options_(options) {}
+
+Expected<std::unique_ptr<Platform>> Platform::Create(const loader::PluginLibrary& library,
+                                                     Journal& journal,
+                                                     const PlatformOptions& options) {
+  auto platform = std::make_unique<Platform>(Passkey{}, journal, options);
+  if (auto registered = platform->Register(library); !registered) {
+    return tl::unexpected(registered.error());
+  }
+  platform->ValidatePlatform();
+  platform->CreateDeviceFns();
+  platform->CreateStreamExecutor();
+  platform->CreateTimerFns();
+  platform->ValidateRequiredMembers();
+  return platform;
+}
+
+abi::StructSizeReading Platform::NoteStructSize(StructKind kind, size_t reported_size) {
+  const auto reading = abi::ReadStructSize(kind, reported_size);
+  struct_reports_.push_back({kind, reading});
+  const std::string_view name = reading.layout->struct_name;
+  const std::string id_suffix(name);
+  switch (reading.verdict) {
+    case abi::SizeVerdict::kCurrent:
+      break;
+    case abi::SizeVerdict::kZero:
+      findings_.Add(Severity::kError, fmt::format("struct_size.zero.{}", id_suffix),
+                    fmt::format("{}.struct_size is 0: TensorFlow rejects the plugin with "
+                                "FAILED_PRECONDITION (\"Expected initialized `{}` structure with "
+                                "`struct_size` field set\")",
+                                name, name));
+      break;
+    case abi::SizeVerdict::kOlderKnown:
+      findings_.Add(Severity::kInfo, fmt::format("struct_size.older.{}", id_suffix),
+                    fmt::format("{} reports {}", name, reading.Describe()));
+      break;
+    case abi::SizeVerdict::kNewer:
+      findings_.Add(Severity::kInfo, fmt::format("struct_size.newer.{}", id_suffix),
+                    fmt::format("{} reports {}", name, reading.Describe()));
+      break;
+    case abi::SizeVerdict::kSizeofInsteadOfEnd:
+      findings_.Add(Severity::kWarning, fmt::format("struct_size.sizeof.{}", id_suffix),
+                    fmt::format("{} reports {}; a host reading members by struct_size may read "
+                                "padding as members",
+                                name, reading.Describe()));
+      break;
+    case abi::SizeVerdict::kUnknown:
+      findings_.Add(Severity::kWarning, fmt::format("struct_size.unknown.{}", id_suffix),
+                    fmt::format("{} reports {}", name, reading.Describe()));
+      break;
+    case abi::SizeVerdict::kIncompatible:
+      findings_.Add(Severity::kError, fmt::format("struct_size.incompatible.{}", id_suffix),
+                    fmt::format("{} reports {}; rebuild against a released TensorFlow header",
+                                name, reading.Describe()));
+      break;
+  }
+  return reading;
+}
+
+void Platform::NoteOverrun(std::string_view struct_name, size_t host_bytes,
+                           size_t bytes_past_end) {
+  if (bytes_past_end == 0) return;
+  findings_.Add(Severity::kError, fmt::format("struct_size.overrun.{}", struct_name),
+                fmt::format("the plugin wrote {} byte(s) past the end of {} (the host's struct is "
+                            "{} bytes): memory corruption inside that host",
+                            bytes_past_end, struct_name, host_bytes));
+}
+
+Expected<void> Platform::Register(const loader::PluginLibrary& library) {
+  const auto& generation = options_.generation;
+  GuardedStruct<SE_PlatformRegistrationParams> params(SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE);
+  GuardedStruct<SP_Platform> platform(generation.platform_struct_size);
+  GuardedStruct<SP_PlatformFns> platform_fns(SP_PLATFORM_FNS_STRUCT_SIZE);
+  version_offered_ = {SE_MAJOR, SE_MINOR, SE_PATCH};
+  params->major_version = SE_MAJOR;
+  params->minor_version = SE_MINOR;
+  params->patch_version = SE_PATCH;
+  params->platform = platform.get();
+  params->platform_fns = platform_fns.get();
+
+  auto initialized =
+      dispatcher_.InvokeWithStatus(PluginFunction::kInitPlugin, library.init_plugin(), params.get());
+  if (!initialized) return initialized;
+
+  version_after_init_ = {params->major_version, params->minor_version, params->patch_version};
+  NoteOverrun("SE_PlatformRegistrationParams", params.host_bytes(), params.BytesWrittenPastEnd());
+  NoteOverrun("SP_Platform", platform.host_bytes(), platform.BytesWrittenPastEnd());
+  NoteOverrun("SP_PlatformFns", platform_fns.host_bytes(), platform_fns.BytesWrittenPastEnd());
+
+  const auto params_reading =
+      NoteStructSize(StructKind::kRegistrationParams, params->struct_size);
+  (void)params_reading;
+  destroy_platform_ = params->destroy_platform;
+  destroy_platform_fns_ = params->destroy_platform_fns;
+
+  // TensorFlow keeps copies; the plugin sees those addresses from now on.
+  const auto platform_reading = NoteStructSize(StructKind::kPlatform, platform->struct_size);
+  SP_Platform as_filled = CopyOf(platform);
+  abi::DecodeToCurrentLayout(platform_reading, &as_filled, platform.host_bytes(), &platform_);
+  const auto fns_reading = NoteStructSize(StructKind::kPlatformFns, platform_fns->struct_size);
+  SP_PlatformFns fns_as_filled = CopyOf(platform_fns);
+  abi::DecodeToCurrentLayout(fns_reading, &fns_as_filled, platform_fns.host_bytes(),
+                             &platform_fns_);
+  return {};
+}
+
+void Platform::ValidatePlatform() {
+  if (version_after_init_.major != version_offered_.major ||
+      version_after_init_.minor != version_offered_.minor ||
+      version_after_init_.patch != version_offered_.patch) {
+    findings_.Add(Severity::kInfo, "registration.version_overwritten",
+                  fmt::format("SE_InitPlugin overwrote the version fields {}.{}.{} with {}.{}.{} "
+                              "(TensorFlow never reads them back)",
+                              version_offered_.major, version_offered_.minor,
+                              version_offered_.patch, version_after_init_.major,
+                              version_after_init_.minor, version_after_init_.patch));
+  }
+  if (destroy_platform_ == nullptr) {
+    findings_.Add(Severity::kError, "registration.destroy_platform.missing",
+                  abi::TensorFlowMissingMemberMessage(PluginFunction::kDestroyPlatform));
+  }
+  if (destroy_platform_fns_ == nullptr) {
+    findings_.Add(Severity::kError, "registration.destroy_platform_fns.missing",
+                  abi::TensorFlowMissingMemberMessage(PluginFunction::kDestroyPlatformFns));
+  }
+  struct Field {
+    const char* member;
+    const char* text;
+    std::string* copy;
+  };
+  for (auto [member, text, copy] : {Field{"name", platform_.name, &name_},
+                                    Field{"type", platform_.type, &type_}}) {
+    if (text == nullptr) {
+      findings_.Add(Severity::kError, fmt::format("platform.{}.missing", member),
+                    fmt::format("'{}' field in SP_Platform must be set.", member));
+      continue;
+    }
+    *copy = ReadPluginString(text);
+    if (copy->size() == kMaxPluginString) {
+      findings_.Add(Severity::kError, fmt::format("platform.{}.unterminated", member),
+                    fmt::format("SP_Platform.{} has no terminating NUL within {} bytes", member,
+                                kMaxPluginString));
+    } else if (!IsValidDeviceTypeName(*copy)) {
+      findings_.Add(Severity::kError, fmt::format("platform.{}.invalid", member),
+                    fmt::format("Device name/type '{}' must match [A-Z][A-Z_]*. (SP_Platform.{}; "
+                                "TensorFlow refuses to register it)",
+                                *copy, member));
+    }
+  }
+}
+
+void Platform::CreateDeviceFns() {
+  GuardedStruct<SP_DeviceFns> device_fns(SP_DEVICE_FNS_STRUCT_SIZE);
+  GuardedStruct<SE_CreateDeviceFnsParams> params(SE_CREATE_DEVICE_FNS_PARAMS_STRUCT_SIZE);
+  params->device_fns = device_fns.get();
+  auto created = dispatcher_.InvokeWithStatus(PluginFunction::kCreateDeviceFns,
+                                              platform_fns_.create_device_fns, &platform_,
+                                              params.get());
+  if (!created) {
+    if (created.error().code() != ErrorCode::kUnimplemented) {
+      findings_.Add(Severity::kError, "platform.create_device_fns.failed",
+                    created.error().message());
+    }
+    return;
+  }
+  NoteOverrun("SP_DeviceFns", device_fns.host_bytes(), device_fns.BytesWrittenPastEnd());
+  const auto reading = NoteStructSize(StructKind::kDeviceFns, device_fns->struct_size);
+  SP_DeviceFns as_filled = CopyOf(device_fns);
+  abi::DecodeToCurrentLayout(reading, &as_filled, device_fns.host_bytes(), &device_fns_);
+  has_device_fns_ = true;
+}
+
+void Platform::CreateStreamExecutor() {
+  const size_t host_size = options_.generation.stream_executor_struct_size;
+  GuardedStruct<SP_StreamExecutor> stream_executor(host_size, host_size);
+  GuardedStruct<SE_CreateStreamExecutorParams> params(
+      SE_CREATE_STREAM_EXECUTOR_PARAMS_STRUCT_SIZE);
+  params->stream_executor = stream_executor.get();
+  auto created = dispatcher_.InvokeWithStatus(PluginFunction::kCreateStreamExecutor,
+                                              platform_fns_.create_stream_executor, &platform_,
+                                              params.get());
+  if (!created) {
+    if (created.error().code() != ErrorCode::kUnimplemented) {
+      findings_.Add(Severity::kError, "platform.create_stream_executor.failed",
+                    created.error().message());
+    }
+    return;
+  }
+  NoteOverrun("SP_StreamExecutor", stream_executor.host_bytes(),
+              stream_executor.BytesWrittenPastEnd());
+  const auto reading =
+      NoteStructSize(StructKind::kStreamExecutor, stream_executor->struct_size);
+  stream_executor_as_filled_ = CopyOf(stream_executor);
+  abi::DecodeToCurrentLayout(reading, &stream_executor_as_filled_, stream_executor.host_bytes(),
+                             &stream_executor_);
+  has_stream_executor_ = true;
+}
+
+void Platform::CreateTimerFns() {
+  // The newest TensorFlow no longer calls create_timer_fns; older ones
+  // require it. sectl calls it whenever the plugin provides it, so timers
+  // can be exercised, in the place older TensorFlow calls it.
+  if (platform_fns_.create_timer_fns == nullptr) return;
+  GuardedStruct<SP_TimerFns> timer_fns(SP_TIMER_FNS_STRUCT_SIZE);
+  auto created = dispatcher_.InvokeWithStatus(PluginFunction::kCreateTimerFns,
+                                              platform_fns_.create_timer_fns, &platform_,
+                                              timer_fns.get());
+  if (!created) {
+    findings_.Add(Severity::kError, "platform.create_timer_fns.failed", created.error().message());
+    return;
+  }
+  NoteOverrun("SP_TimerFns", timer_fns.host_bytes(), timer_fns.BytesWrittenPastEnd());
+  const auto reading = NoteStructSize(StructKind::kTimerFns, timer_fns->struct_size);
+  SP_TimerFns as_filled = CopyOf(timer_fns);
+  abi::DecodeToCurrentLayout(reading, &as_filled, timer_fns.host_bytes(), &timer_fns_);
+  has_timer_fns_ = true;
+}
+
+bool Platform::Provides(PluginFunction function) const {
+  const auto& info = abi::InfoOf(function);
+  const void* table = nullptr;
+  if (info.struct_name == "SE_PlatformRegistrationParams") {
+    return function == PluginFunction::kDestroyPlatform ? destroy_platform_ != nullptr
+                                                        : destroy_platform_fns_ != nullptr;
+  }
+  if (info.struct_name == "SP_PlatformFns") table = &platform_fns_;
+  if (info.struct_name == "SP_DeviceFns") table = &device_fns_;
+  if (info.struct_name == "SP_StreamExecutor") table = &stream_executor_;
+  if (info.struct_name == "SP_TimerFns") table = &timer_fns_;
+  if (table == nullptr) return true;  // SE_InitPlugin: present, or we would not be here
+  void* pointer = nullptr;
+  std::memcpy(&pointer, static_cast<const unsigned char*>(table) + info.offset, sizeof(pointer));
+  return pointer != nullptr;
+}
+
+void Platform::ValidateRequiredMembers() {
+  const bool unified = supports_unified_memory();
+  for (const auto& info : abi::AllPluginFunctions()) {
+    if (info.function == PluginFunction::kInitPlugin || Provides(info.function)) continue;
+    // Members of a struct the plugin never produced are reported by the
+    // failure that prevented it, not once per member.
+    if ((info.struct_name == "SP_DeviceFns" && !has_device_fns_) ||
+        (info.struct_name == "SP_StreamExecutor" && !has_stream_executor_) ||
+        (info.struct_name == "SP_TimerFns" && !has_timer_fns_)) {
+      continue;
+    }
+    const auto requirement = abi::RequirementOf(info.function, options_.generation, unified);
+    const std::string id = fmt::format("required.{}", info.member);
+    if (requirement == abi::Requirement::kValidated) {
+      findings_.Add(Severity::kError, id,
+                    fmt::format("{} ({} refuses to register the plugin)",
+                                abi::TensorFlowMissingMemberMessage(info.function),
+                                options_.generation.description));
+    } else if (requirement == abi::Requirement::kCalledUnconditionally) {
+      findings_.Add(Severity::kError, id,
+                    fmt::format("{} is null, but {} calls it without checking: the process "
+                                "crashes when it does",
+                                abi::QualifiedName(info.function),
+                                options_.generation.description));
+    }
+  }
+}
+
+Expected<int> Platform::DeviceCount() const {
+  int count = 0;
+  auto counted = dispatcher_.InvokeWithStatus(PluginFunction::kGetDeviceCount,
+                                              platform_fns_.get_device_count, &platform_, &count);
+  if (!counted) return tl::unexpected(counted.error());
+  return count;
+}
+
+Expected<std::unique_ptr<Device>> Platform::CreateDevice(int ordinal) {
+  return Device::Create(*this, ordinal);
+}
+
+Platform::~Platform() {
+  // TensorFlow's ~CPlatform order (the older, explicit one; devices first,
+  // which the caller guarantees by destroying every Device beforehand).
+  if (has_device_fns_) {
+    (void)dispatcher_.Invoke(PluginFunction::kDestroyDeviceFns, platform_fns_.destroy_device_fns,
+                             &platform_, &device_fns_);
+  }
+  if (has_stream_executor_) {
+    (void)dispatcher_.Invoke(PluginFunction::kDestroyStreamExecutor,
+                             platform_fns_.destroy_stream_executor, &platform_,
+                             &stream_executor_as_filled_);
+  }
+  // Called even when create_timer_fns was not, as the newest TensorFlow does.
+  if (platform_fns_.destroy_timer_fns != nullptr) {
+    (void)dispatcher_.Invoke(PluginFunction::kDestroyTimerFns, platform_fns_.destroy_timer_fns,
+                             &platform_, &timer_fns_);
+  }
+  (void)dispatcher_.Invoke(PluginFunction::kDestroyPlatform, destroy_platform_, &platform_);
+  (void)dispatcher_.Invoke(PluginFunction::kDestroyPlatformFns, destroy_platform_fns_,
+                           &platform_fns_);
+}
+
+}  // namespace sectl::host

@@ -1,0 +1,139 @@
+// The embedded host runtime's platform: what TensorFlow does when it
+// registers a PluggableDevice, done by sectl.
+//
+// Platform::Create fills SE_PlatformRegistrationParams with version 0.0.1 and
+// pre-filled struct sizes, calls SE_InitPlugin, validates everything
+// TensorFlow validates (and more, as findings), then calls
+// create_device_fns, create_stream_executor and create_timer_fns in
+// TensorFlow's order. The destructor tears down in TensorFlow's order.
+// Every struct the plugin fills is read by the size the plugin reported, so
+// an older plugin's layout is not misread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "abi/host_generations.h"
+#include "abi/struct_layouts.h"
+#include "base/error.h"
+#include "host/dispatcher.h"
+#include "host/findings.h"
+#include "loader/plugin_library.h"
+#include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+
+namespace sectl::host {
+
+class Device;
+
+struct PlatformOptions {
+  // Which TensorFlow host sectl behaves as: the struct sizes it pre-fills
+  // and the members it requires.
+  abi::HostGeneration generation = abi::LatestHostGeneration();
+};
+
+struct VersionFields {
+  int32_t major = 0;
+  int32_t minor = 0;
+  int32_t patch = 0;
+};
+
+// The size a plugin wrote into one of its structs, and how it was read.
+struct StructReport {
+  abi::StructKind kind;
+  abi::StructSizeReading reading;
+};
+
+class Platform {
+ public:
+  // Registers the plugin. Fails only when SE_InitPlugin itself fails; what
+  // TensorFlow would reject afterwards becomes an error finding, so a probe
+  // can still describe the plugin.
+  static Expected<std::unique_ptr<Platform>> Create(const loader::PluginLibrary& library,
+                                                    Journal& journal,
+                                                    const PlatformOptions& options = {});
+
+  // Every Device must be destroyed before its Platform (TensorFlow's order).
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::string& type() const { return type_; }
+  bool supports_unified_memory() const { return platform_.supports_unified_memory != 0; }
+  bool use_bfc_allocator() const { return platform_.use_bfc_allocator != 0; }
+  bool force_memory_growth() const { return platform_.force_memory_growth != 0; }
+  const VersionFields& version_offered() const { return version_offered_; }
+  const VersionFields& version_after_init() const { return version_after_init_; }
+  const abi::HostGeneration& generation() const { return options_.generation; }
+  const std::vector<StructReport>& struct_reports() const { return struct_reports_; }
+  const FindingList& findings() const { return findings_; }
+
+  // Whether the plugin set `function` (as read by its reported layout).
+  bool Provides(abi::PluginFunction function) const;
+
+  // get_device_count, called afresh every time as TensorFlow does.
+  Expected<int> DeviceCount() const;
+
+  // create_device for `ordinal`, as TensorFlow's GetUncachedExecutor does.
+  Expected<std::unique_ptr<Device>> CreateDevice(int ordinal);
+
+  // For the runtime's other objects.
+  const Dispatcher& dispatcher() const { return dispatcher_; }
+  const SP_Platform* plugin_platform() const { return &platform_; }
+  const SP_PlatformFns& platform_fns() const { return platform_fns_; }
+  const SP_StreamExecutor& stream_executor() const { return stream_executor_; }
+  const SP_DeviceFns& device_fns() const { return device_fns_; }
+  const SP_TimerFns& timer_fns() const { return timer_fns_; }
+
+  // Records what a struct's reported size says, with a finding when it is
+  // not the current layout. Returns the reading.
+  abi::StructSizeReading NoteStructSize(abi::StructKind kind, size_t reported_size);
+  // Records a finding when the plugin wrote past the host's struct.
+  void NoteOverrun(std::string_view struct_name, size_t host_bytes, size_t bytes_past_end);
+  FindingList& findings() { return findings_; }
+
+ private:
+  struct Passkey {};
+
+ public:
+  Platform(Passkey, Journal& journal, const PlatformOptions& options);
+
+ private:
+  Expected<void> Register(const loader::PluginLibrary& library);
+  void ValidatePlatform();
+  void ValidateRequiredMembers();
+  void CreateDeviceFns();
+  void CreateStreamExecutor();
+  void CreateTimerFns();
+
+  Journal& journal_;
+  Dispatcher dispatcher_;
+  PlatformOptions options_;
+  FindingList findings_;
+  std::vector<StructReport> struct_reports_;
+  VersionFields version_offered_;
+  VersionFields version_after_init_;
+  std::string name_;
+  std::string type_;
+
+  // The host's copies, passed to the plugin in every later call (TensorFlow
+  // copies these structs by value after creation, as sectl does).
+  SP_Platform platform_{};
+  SP_PlatformFns platform_fns_{};
+  SP_DeviceFns device_fns_{};
+  SP_StreamExecutor stream_executor_as_filled_{};
+  SP_TimerFns timer_fns_{};
+  void (*destroy_platform_)(SP_Platform*) = nullptr;
+  void (*destroy_platform_fns_)(SP_PlatformFns*) = nullptr;
+
+  // The stream executor as read by the plugin's layout; what sectl calls.
+  SP_StreamExecutor stream_executor_{};
+
+  bool has_device_fns_ = false;
+  bool has_stream_executor_ = false;
+  bool has_timer_fns_ = false;
+};
+
+}  // namespace sectl::host

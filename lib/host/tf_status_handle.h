@@ -1,0 +1,30 @@
+// RAII over the TF_Status objects the host hands to plugin calls.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "tensorflow/c/tf_status.h"
+
+namespace sectl::host {
+
+class TfStatusHandle {
+ public:
+  TfStatusHandle() : status_(TF_NewStatus()) {}
+  ~TfStatusHandle() { TF_DeleteStatus(status_); }
+  TfStatusHandle(const TfStatusHandle&) = delete;
+  TfStatusHandle& operator=(const TfStatusHandle&) = delete;
+
+  TF_Status* get() const { return status_; }
+  TF_Code code() const { return TF_GetCode(status_); }
+  bool ok() const { return code() == TF_OK; }
+  std::string message() const { return TF_Message(status_); }
+
+ private:
+  TF_Status* status_;
+};
+
+// "OK", "INVALID_ARGUMENT", ...; "code 42" for values outside the enum.
+std::string TfCodeName(TF_Code code);
+
+}  // namespace sectl::host

@@ -1,0 +1,43 @@
+#include "host/timer.h"
+
+#include "host/device.h"
+#include "host/dispatcher.h"
+#include "host/platform.h"
+#include "host/stream.h"
+
+namespace sectl::host {
+
+using abi::PluginFunction;
+
+Expected<std::unique_ptr<Timer>> Timer::Create(const Device& device) {
+  SP_Timer handle = nullptr;
+  auto created = device.dispatcher().InvokeWithStatus(
+      PluginFunction::kCreateTimer, device.fns().create_timer, device.plugin_device(), &handle);
+  if (!created) return tl::unexpected(created.error());
+  return std::make_unique<Timer>(Passkey{}, device, handle);
+}
+
+Timer::~Timer() {
+  if (handle_ == nullptr) return;
+  (void)device_.dispatcher().Invoke(PluginFunction::kDestroyTimer, device_.fns().destroy_timer,
+                                    device_.plugin_device(), handle_);
+}
+
+Expected<void> Timer::Start(const Stream& stream) {
+  return device_.dispatcher().InvokeWithStatus(PluginFunction::kStartTimer,
+                                               device_.fns().start_timer, device_.plugin_device(),
+                                               stream.handle(), handle_);
+}
+
+Expected<void> Timer::Stop(const Stream& stream) {
+  return device_.dispatcher().InvokeWithStatus(PluginFunction::kStopTimer,
+                                               device_.fns().stop_timer, device_.plugin_device(),
+                                               stream.handle(), handle_);
+}
+
+Expected<uint64_t> Timer::Nanoseconds() const {
+  return device_.dispatcher().Invoke(PluginFunction::kNanoseconds,
+                                     device_.platform().timer_fns().nanoseconds, handle_);
+}
+
+}  // namespace sectl::host
