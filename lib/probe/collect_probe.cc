@@ -1,0 +1,203 @@
+#include "probe/collect_probe.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "abi/struct_layouts.h"
+#include "base/file_digest.h"
+#include "host/device.h"
+#include "host/platform.h"
+#include "loader/plugin_library.h"
+
+namespace sectl::probe {
+namespace {
+
+// More ordinals than this is a plugin bug, not a machine; don't loop for ever.
+constexpr int kMaxProbedDevices = 64;
+
+std::string VerdictName(abi::SizeVerdict verdict) {
+  switch (verdict) {
+    case abi::SizeVerdict::kCurrent:
+      return "current";
+    case abi::SizeVerdict::kOlderKnown:
+      return "older";
+    case abi::SizeVerdict::kNewer:
+      return "newer";
+    case abi::SizeVerdict::kSizeofInsteadOfEnd:
+      return "sizeof";
+    case abi::SizeVerdict::kUnknown:
+      return "unknown";
+    case abi::SizeVerdict::kIncompatible:
+      return "incompatible";
+    case abi::SizeVerdict::kZero:
+      return "zero";
+  }
+  return "unknown";
+}
+
+// The header generation a plugin was built against, from the two structs
+// whose sizes changed over time.
+std::string InferAbiVintage(const std::vector<host::StructReport>& reports) {
+  std::optional<size_t> platform;
+  std::optional<size_t> stream_executor;
+  for (const auto& report : reports) {
+    if (report.kind == abi::StructKind::kPlatform) platform = report.reading.reported_size;
+    if (report.kind == abi::StructKind::kStreamExecutor) {
+      stream_executor = report.reading.reported_size;
+    }
+  }
+  const std::string sizes =
+      fmt::format("SP_Platform {}, SP_StreamExecutor {}",
+                  platform ? fmt::format("{} bytes", *platform) : "not reported",
+                  stream_executor ? fmt::format("{} bytes", *stream_executor) : "not reported");
+  if (stream_executor == 264) return fmt::format("TensorFlow 2.5-2.6 header ({})", sizes);
+  if (stream_executor == SP_STREAMEXECUTOR_STRUCT_SIZE) {
+    if (platform == SP_PLATFORM_STRUCT_SIZE) {
+      return fmt::format("TensorFlow 2.10 or newer header ({})", sizes);
+    }
+    if (platform == 33 || platform == 34) return fmt::format("TensorFlow 2.7-2.9 header ({})", sizes);
+  }
+  return fmt::format("no single published header ({})", sizes);
+}
+
+Finding ToFinding(const host::Finding& finding) {
+  return {std::string(host::SeverityName(finding.severity)), finding.id, finding.message};
+}
+
+AllocatorStats ToAllocatorStats(const SP_AllocatorStats& stats) {
+  AllocatorStats result;
+  result.num_allocs = stats.num_allocs;
+  result.bytes_in_use = stats.bytes_in_use;
+  result.peak_bytes_in_use = stats.peak_bytes_in_use;
+  result.largest_alloc_size = stats.largest_alloc_size;
+  if (stats.has_bytes_limit != 0) result.bytes_limit = stats.bytes_limit;
+  result.bytes_reserved = stats.bytes_reserved;
+  result.peak_bytes_reserved = stats.peak_bytes_reserved;
+  if (stats.has_bytes_reservable_limit != 0) {
+    result.bytes_reservable_limit = stats.bytes_reservable_limit;
+  }
+  result.largest_free_block_bytes = stats.largest_free_block_bytes;
+  return result;
+}
+
+std::optional<std::string> NonEmpty(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+DeviceDescription DescribeDevice(host::Platform& platform, int ordinal,
+                                  std::vector<Finding>& findings) {
+  DeviceDescription description;
+  description.ordinal = ordinal;
+  auto device = platform.CreateDevice(ordinal);
+  if (!device) {
+    description.error = device.error().message();
+    findings.push_back({"error", fmt::format("device.{}.create_failed", ordinal),
+                        fmt::format("device {}: {}", ordinal, device.error().message())});
+    return description;
+  }
+  const host::Device& created = **device;
+  description.reported_ordinal = created.reported_ordinal();
+  description.hardware_name = NonEmpty(created.hardware_name());
+  description.vendor = NonEmpty(created.vendor());
+  description.pci_bus_id = NonEmpty(created.pci_bus_id());
+  description.numa_node = created.NumaNode();
+  description.memory_bandwidth_bytes_per_second = created.MemoryBandwidth();
+  description.gflops = created.Gflops();
+  if (auto usage = created.QueryMemoryUsage()) {
+    description.memory.total_bytes = usage->total_bytes;
+    description.memory.free_bytes = usage->free_bytes;
+  } else {
+    description.memory.error = usage.error().message();
+    findings.push_back({"error", fmt::format("device.{}.memory_usage", ordinal),
+                        fmt::format("device {}: {}", ordinal, usage.error().message())});
+  }
+  if (auto stats = created.QueryAllocatorStats(); stats && stats->has_value()) {
+    description.allocator_stats = ToAllocatorStats(**stats);
+  }
+  for (const auto& finding : created.findings().all()) {
+    findings.push_back(ToFinding(finding));
+  }
+  return description;
+}
+
+}  // namespace
+
+Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& journal) {
+  auto library = loader::PluginLibrary::Open(options.plugin_path, {.lazy = options.lazy});
+  if (!library) return tl::unexpected(library.error());
+
+  ProbeReport report;
+  report.tool_version = options.tool_version;
+  report.host = DescribeHost();
+  report.host_generation = std::string(options.generation.id);
+  report.host_generation_description = std::string(options.generation.description);
+  std::error_code ignored;
+  report.plugin.path = std::filesystem::absolute(options.plugin_path, ignored).string();
+  report.plugin.size_bytes = library->identity().file_size;
+  report.plugin.entry_symbol = "SE_InitPlugin";
+  report.plugin.lazy_binding = options.lazy;
+  if (auto digest = Sha256OfFile(options.plugin_path)) report.plugin.sha256 = *digest;
+
+  auto platform = host::Platform::Create(*library, journal, {.generation = options.generation});
+  if (!platform) return tl::unexpected(platform.error());
+  host::Platform& registered = **platform;
+
+  report.platform.name = registered.name();
+  report.platform.type = registered.type();
+  report.platform.supports_unified_memory = registered.supports_unified_memory();
+  report.platform.use_bfc_allocator = registered.use_bfc_allocator();
+  report.platform.force_memory_growth = registered.force_memory_growth();
+  const auto& offered = registered.version_offered();
+  const auto& after = registered.version_after_init();
+  report.platform.version_offered = {offered.major, offered.minor, offered.patch};
+  report.platform.version_after_init = {after.major, after.minor, after.patch};
+
+  std::vector<Finding> device_findings;
+  if (auto count = registered.DeviceCount()) {
+    report.device_count = *count;
+    if (*count > kMaxProbedDevices) {
+      device_findings.push_back(
+          {"warning", "platform.device_count.implausible",
+           fmt::format("get_device_count reported {} devices; only the first {} were probed",
+                       *count, kMaxProbedDevices)});
+    }
+    for (int ordinal = 0; ordinal < std::min(*count, kMaxProbedDevices); ++ordinal) {
+      report.devices.push_back(DescribeDevice(registered, ordinal, device_findings));
+    }
+  } else {
+    report.device_count_error = count.error().message();
+    device_findings.push_back({"error", "platform.device_count.failed", count.error().message()});
+  }
+
+  const bool unified = registered.supports_unified_memory();
+  for (const auto& info : abi::AllPluginFunctions()) {
+    if (info.function == abi::PluginFunction::kInitPlugin) continue;
+    report.callbacks.push_back(
+        {std::string(info.struct_name), std::string(info.member),
+         registered.Provides(info.function),
+         std::string(abi::RequirementName(
+             abi::RequirementOf(info.function, options.generation, unified)))});
+  }
+  for (const auto& struct_report : registered.struct_reports()) {
+    const auto& reading = struct_report.reading;
+    const bool already_listed =
+        std::any_of(report.struct_sizes.begin(), report.struct_sizes.end(),
+                    [&](const StructSize& size) { return size.struct_name == reading.layout->struct_name; });
+    if (already_listed) continue;
+    report.struct_sizes.push_back({std::string(reading.layout->struct_name), reading.reported_size,
+                                   abi::CurrentLayout(struct_report.kind).struct_size,
+                                   VerdictName(reading.verdict), reading.Describe()});
+  }
+  report.abi_vintage = InferAbiVintage(registered.struct_reports());
+
+  for (const auto& finding : registered.findings().all()) {
+    report.findings.push_back(ToFinding(finding));
+  }
+  report.findings.insert(report.findings.end(), device_findings.begin(), device_findings.end());
+  platform->reset();  // teardown in TensorFlow's order, inside the probe
+  return report;
+}
+
+}  // namespace sectl::probe

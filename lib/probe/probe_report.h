@@ -1,0 +1,111 @@
+// What `sectl probe` finds out about a plugin: plain data, filled inside the
+// process that ran the plugin and carried to the parent as JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/host_info.h"
+
+namespace sectl::probe {
+
+struct PluginFile {
+  std::string path;  // absolute
+  uint64_t size_bytes = 0;
+  std::string sha256;
+  std::string entry_symbol;
+  bool lazy_binding = false;
+};
+
+struct StructSize {
+  std::string struct_name;
+  uint64_t reported_bytes = 0;
+  uint64_t current_bytes = 0;  // this host's layout
+  std::string verdict;         // "current", "older", "newer", "sizeof", "unknown", ...
+  std::string description;
+};
+
+struct Version {
+  int32_t major = 0;
+  int32_t minor = 0;
+  int32_t patch = 0;
+};
+
+struct PlatformDescription {
+  std::string name;
+  std::string type;
+  bool supports_unified_memory = false;
+  bool use_bfc_allocator = false;
+  bool force_memory_growth = false;
+  Version version_offered;
+  Version version_after_init;
+};
+
+struct Finding {
+  std::string severity;  // "error", "warning", "info"
+  std::string id;
+  std::string message;
+};
+
+struct AllocatorStats {
+  int64_t num_allocs = 0;
+  int64_t bytes_in_use = 0;
+  int64_t peak_bytes_in_use = 0;
+  int64_t largest_alloc_size = 0;
+  std::optional<int64_t> bytes_limit;  // only when the plugin flags it
+  int64_t bytes_reserved = 0;
+  int64_t peak_bytes_reserved = 0;
+  std::optional<int64_t> bytes_reservable_limit;
+  int64_t largest_free_block_bytes = 0;
+};
+
+struct DeviceMemoryDescription {
+  std::optional<int64_t> total_bytes;
+  std::optional<int64_t> free_bytes;
+  std::optional<std::string> error;  // why device_memory_usage gave no answer
+};
+
+struct DeviceDescription {
+  int ordinal = 0;
+  std::optional<std::string> error;  // create_device failed: nothing else is known
+  int32_t reported_ordinal = 0;
+  std::optional<std::string> hardware_name;
+  std::optional<std::string> vendor;
+  std::optional<std::string> pci_bus_id;
+  std::optional<int32_t> numa_node;
+  std::optional<int64_t> memory_bandwidth_bytes_per_second;
+  std::optional<double> gflops;
+  DeviceMemoryDescription memory;
+  std::optional<AllocatorStats> allocator_stats;
+};
+
+// One function pointer the plugin may provide.
+struct Callback {
+  std::string struct_name;
+  std::string member;
+  bool present = false;
+  std::string requirement;  // under the host generation probed as
+};
+
+struct ProbeReport {
+  std::string tool_version;
+  PluginFile plugin;
+  std::string host_generation;  // "latest", "2.7", ...
+  std::string host_generation_description;
+  std::string abi_vintage;  // the header generation the struct sizes point to
+  std::vector<StructSize> struct_sizes;
+  PlatformDescription platform;
+  std::optional<int> device_count;
+  std::optional<std::string> device_count_error;
+  std::vector<DeviceDescription> devices;
+  std::vector<Callback> callbacks;
+  std::vector<Finding> findings;
+  HostInfo host;
+  std::string plugin_output;  // what the plugin printed while probed (captured)
+
+  bool HasErrorFindings() const;
+};
+
+}  // namespace sectl::probe

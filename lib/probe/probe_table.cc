@@ -1,0 +1,164 @@
+#include "probe/probe_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace sectl::probe {
+namespace {
+
+constexpr int kKeyWidth = 30;
+
+std::string FormatBytes(int64_t bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (std::abs(value) >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return fmt::format("{} B", bytes);
+  return fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+std::string YesNo(bool value) { return value ? "yes" : "no"; }
+
+template <typename T>
+std::string OrNotReported(const std::optional<T>& value) {
+  if (!value) return "(not reported)";
+  return fmt::format("{}", *value);
+}
+
+class Writer {
+ public:
+  explicit Writer(const TableStyle& style) : style_(style) {}
+  void Section(std::string_view title) {
+    if (!text_.empty()) text_ += "\n";
+    text_ += Bold(title) + "\n";
+  }
+  void Row(std::string_view key, std::string_view value) {
+    text_ += fmt::format("  {:<{}} {}\n", key, kKeyWidth, value);
+  }
+  void Line(std::string_view line) { text_ += fmt::format("  {}\n", line); }
+  std::string Bold(std::string_view text) const {
+    return style_.color ? fmt::format("\033[1m{}\033[0m", text) : std::string(text);
+  }
+  std::string Severity(std::string_view severity) const {
+    std::string label = fmt::format("{:<7}", severity);
+    if (!style_.color) return label;
+    const char* colour = severity == "error" ? "31" : severity == "warning" ? "33" : "36";
+    return fmt::format("\033[{}m{}\033[0m", colour, label);
+  }
+  std::string Take() { return std::move(text_); }
+
+ private:
+  const TableStyle& style_;
+  std::string text_;
+};
+
+void WriteDevice(Writer& out, const DeviceDescription& device) {
+  out.Section(fmt::format("Device {}", device.ordinal));
+  if (device.error) {
+    out.Row("Creation", fmt::format("failed: {}", *device.error));
+    return;
+  }
+  if (device.reported_ordinal != device.ordinal) {
+    out.Row("Reported ordinal", fmt::format("{}", device.reported_ordinal));
+  }
+  out.Row("Hardware name", OrNotReported(device.hardware_name));
+  out.Row("Vendor", OrNotReported(device.vendor));
+  out.Row("PCI bus id", OrNotReported(device.pci_bus_id));
+  out.Row("NUMA node", device.numa_node && *device.numa_node >= 0
+                           ? fmt::format("{}", *device.numa_node)
+                           : "(not reported)");
+  out.Row("Memory bandwidth", device.memory_bandwidth_bytes_per_second
+                                  ? fmt::format("{:.1f} GB/s",
+                                                *device.memory_bandwidth_bytes_per_second / 1e9)
+                                  : "(not reported)");
+  out.Row("Peak GFLOP/s",
+          device.gflops ? fmt::format("{:.1f}", *device.gflops) : "(not reported)");
+  if (device.memory.total_bytes && device.memory.free_bytes) {
+    out.Row("Memory", fmt::format("{} free of {}", FormatBytes(*device.memory.free_bytes),
+                                  FormatBytes(*device.memory.total_bytes)));
+  } else {
+    out.Row("Memory", fmt::format("unknown: {}", device.memory.error.value_or("no answer")));
+  }
+  if (const auto& stats = device.allocator_stats) {
+    out.Row("Allocator", fmt::format("{} allocations, {} in use, peak {}", stats->num_allocs,
+                                     FormatBytes(stats->bytes_in_use),
+                                     FormatBytes(stats->peak_bytes_in_use)));
+    out.Row("Allocator limit",
+            stats->bytes_limit ? FormatBytes(*stats->bytes_limit) : "(none flagged)");
+  } else {
+    out.Row("Allocator", "(stats not available)");
+  }
+}
+
+void WriteCallbacks(Writer& out, const std::vector<Callback>& callbacks) {
+  out.Section("Callbacks");
+  std::vector<std::string> structs;
+  for (const auto& callback : callbacks) {
+    if (std::find(structs.begin(), structs.end(), callback.struct_name) == structs.end()) {
+      structs.push_back(callback.struct_name);
+    }
+  }
+  for (const auto& name : structs) {
+    int present = 0;
+    int total = 0;
+    std::vector<std::string> absent;
+    for (const auto& callback : callbacks) {
+      if (callback.struct_name != name) continue;
+      ++total;
+      if (callback.present) {
+        ++present;
+      } else {
+        absent.push_back(fmt::format("{} ({})", callback.member, callback.requirement));
+      }
+    }
+    out.Row(name, fmt::format("{} of {} set", present, total));
+    for (const auto& missing : absent) out.Row("", fmt::format("absent: {}", missing));
+  }
+}
+
+}  // namespace
+
+std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style) {
+  Writer out(style);
+  out.Section("Plugin");
+  out.Row("File", report.plugin.path);
+  out.Row("Size", fmt::format("{} bytes", report.plugin.size_bytes));
+  out.Row("SHA-256", report.plugin.sha256);
+  out.Row("Entry point", report.plugin.entry_symbol);
+  out.Row("Symbol binding", report.plugin.lazy_binding ? "lazy (--lazy)" : "immediate (RTLD_NOW)");
+  out.Row("ABI vintage", report.abi_vintage);
+  out.Row("Host emulated", fmt::format("{} (--tf-version {})", report.host_generation_description,
+                                       report.host_generation));
+
+  out.Section("Platform");
+  out.Row("Name", report.platform.name.empty() ? "(not set)" : report.platform.name);
+  out.Row("Type", report.platform.type.empty() ? "(not set)" : report.platform.type);
+  out.Row("Unified memory", YesNo(report.platform.supports_unified_memory));
+  out.Row("BFC allocator", YesNo(report.platform.use_bfc_allocator));
+  out.Row("Force memory growth", YesNo(report.platform.force_memory_growth));
+  const auto& offered = report.platform.version_offered;
+  const auto& after = report.platform.version_after_init;
+  out.Row("Version offered", fmt::format("{}.{}.{}", offered.major, offered.minor, offered.patch));
+  out.Row("Version after init", fmt::format("{}.{}.{}", after.major, after.minor, after.patch));
+  out.Row("Devices", report.device_count ? fmt::format("{}", *report.device_count)
+                                         : fmt::format("unknown: {}", report.device_count_error.value_or("")));
+
+  out.Section("Struct sizes reported by the plugin");
+  for (const auto& size : report.struct_sizes) out.Row(size.struct_name, size.description);
+
+  for (const auto& device : report.devices) WriteDevice(out, device);
+  WriteCallbacks(out, report.callbacks);
+
+  out.Section("Findings");
+  if (report.findings.empty()) out.Line("none");
+  for (const auto& finding : report.findings) {
+    out.Line(fmt::format("{} {}: {}", out.Severity(finding.severity), finding.id, finding.message));
+  }
+  return out.Take();
+}
+
+}  // namespace sectl::probe

@@ -1,0 +1,111 @@
+#include "probe/run_probe.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "host/journal.h"
+#include "isolation/child_process.h"
+#include "isolation/shared_memory.h"
+#include "probe/probe_json.h"
+
+namespace sectl::probe {
+namespace {
+
+// The child's exit codes: a report, or sectl's own error about the plugin.
+constexpr int kChildReported = 0;
+constexpr int kChildFailed = 3;
+
+std::string EncodeError(const Error& error) {
+  return nlohmann::json{{"code", static_cast<int>(error.code())}, {"message", error.message()}}
+      .dump();
+}
+
+Error DecodeError(const std::string& text) {
+  try {
+    const auto document = nlohmann::json::parse(text);
+    return Error(static_cast<ErrorCode>(document.at("code").get<int>()),
+                 document.at("message").get<std::string>());
+  } catch (const nlohmann::json::exception&) {
+    return Error(ErrorCode::kInternal, "the probe process sent an unreadable error");
+  }
+}
+
+// "in SP_StreamExecutor.allocate (call #12)", from the journal the dead
+// child left in shared memory.
+std::string WhereItStopped(const host::Journal& journal) {
+  if (auto unfinished = journal.LastUnfinished()) {
+    return fmt::format("in {} (call #{})", abi::QualifiedName(unfinished->function),
+                       unfinished->sequence);
+  }
+  const auto entries = journal.Entries();
+  if (entries.empty()) return "before its first call";
+  return fmt::format("after {} returned (call #{})", abi::QualifiedName(entries.back().function),
+                     entries.back().sequence);
+}
+
+std::string PluginOutputTail(const std::string& output) {
+  constexpr size_t kTail = 200;
+  std::string tail = output.size() > kTail ? output.substr(output.size() - kTail) : output;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  for (char& c : tail) {
+    if (c == '\n') c = ' ';
+  }
+  return tail.empty() ? "" : fmt::format("; it printed: \"{}\"", tail);
+}
+
+Expected<ProbeReport> RunInProcess(const RunProbeOptions& options) {
+  host::Journal journal;
+  return CollectProbe(options.probe, journal);
+}
+
+}  // namespace
+
+Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
+  if (options.isolation == Isolation::kNone) return RunInProcess(options);
+
+  auto region = isolation::SharedObject<host::JournalRegion>::Create();
+  if (!region) return tl::unexpected(region.error());
+  host::Journal journal(region->get());
+
+  auto child = isolation::RunInChildProcess(
+      [&](int result_fd) {
+        auto report = CollectProbe(options.probe, journal);
+        if (!report) {
+          isolation::WriteAll(result_fd, EncodeError(report.error()));
+          return kChildFailed;
+        }
+        isolation::WriteAll(result_fd, ProbeReportToJson(*report));
+        return kChildReported;
+      },
+      {.timeout = options.timeout});
+  if (!child) return tl::unexpected(child.error());
+
+  const std::string& plugin = options.probe.plugin_path;
+  switch (child->end) {
+    case isolation::ChildEnd::kTimedOut:
+      return Fail(ErrorCode::kTimeout,
+                  fmt::format("{}: the plugin did not return within {:.0f} s {}; it was killed",
+                              plugin, options.timeout.count() / 1e3, WhereItStopped(journal)));
+    case isolation::ChildEnd::kSignaled:
+      return Fail(ErrorCode::kCrashed,
+                  fmt::format("{}: the plugin crashed with {} {}{}", plugin,
+                              isolation::SignalName(child->signal), WhereItStopped(journal),
+                              PluginOutputTail(child->output)));
+    case isolation::ChildEnd::kExited:
+      break;
+  }
+  if (child->exit_code == kChildFailed && !child->result.empty()) return tl::unexpected(DecodeError(child->result));
+  if (child->exit_code != kChildReported || child->result.empty()) {
+    return Fail(ErrorCode::kPluginError,
+                fmt::format("{}: the plugin ended the process with exit status {} {}{}", plugin,
+                            child->exit_code, WhereItStopped(journal),
+                            PluginOutputTail(child->output)));
+  }
+  auto report = ProbeReportFromJson(child->result);
+  if (!report) return tl::unexpected(report.error().WithContext("reading the probe's report"));
+  report->plugin_output = std::move(child->output);
+  return report;
+}
+
+}  // namespace sectl::probe

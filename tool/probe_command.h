@@ -1,0 +1,24 @@
+// `sectl probe [PLUGIN]`: describe a plugin like clinfo describes OpenCL.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace sectl::tool {
+
+struct ProbeCommandOptions {
+  std::string plugin;  // empty: the bundled cpu plugin
+  std::string format = "table";
+  std::string output;
+  std::string tf_version = "latest";
+  bool lazy = false;
+  double timeout_seconds = 30;
+  std::string isolation = "process";
+};
+
+CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options);
+
+// Runs the probe and returns sectl's exit status.
+int RunProbeCommand(const ProbeCommandOptions& options);
+
+}  // namespace sectl::tool
