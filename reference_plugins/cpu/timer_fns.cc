@@ -1,0 +1,23 @@
+// SP_TimerFns: reading a timer. Older TensorFlow requires it; newer
+// TensorFlow no longer asks for it but still calls destroy_timer_fns.
+
+#include "handles.h"
+#include "host_struct.h"
+#include "plugin_fns.h"
+
+namespace sectl_cpu {
+namespace {
+
+uint64_t Nanoseconds(SP_Timer timer) noexcept {
+  return timer != nullptr ? timer->state->ElapsedNanoseconds() : 0;
+}
+
+}  // namespace
+
+void FillTimerFns(SP_TimerFns* timer_fns) {
+  HostStruct<SP_TimerFns> fns(timer_fns, SP_TIMER_FNS_STRUCT_SIZE);
+  fns.Set(&SP_TimerFns::nanoseconds, Nanoseconds);
+  fns.WriteBackSize();
+}
+
+}  // namespace sectl_cpu
