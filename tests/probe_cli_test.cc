@@ -1,0 +1,203 @@
+// `sectl probe` end to end: the executable run as a user runs it, its JSON
+// parsed and asserted, every failure a one-line error with its exit status.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "sectl_process.h"
+
+namespace sectl {
+namespace {
+
+using nlohmann::json;
+using testing::CommandResult;
+using testing::FixturePlugin;
+using testing::ReferencePlugin;
+using testing::RunSectl;
+
+json ProbeJson(const std::vector<std::string>& arguments, int expected_exit = 0) {
+  std::vector<std::string> command = {"probe", "--format", "json"};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  const CommandResult result = RunSectl(command);
+  EXPECT_EQ(result.exit_code, expected_exit) << result.err;
+  try {
+    return json::parse(result.out);
+  } catch (const json::exception& error) {
+    ADD_FAILURE() << "stdout is not JSON: " << error.what() << "\n" << result.out;
+    return {};
+  }
+}
+
+// One line on stderr, nothing on stdout.
+void ExpectOneLineError(const CommandResult& result, int exit_code, const std::string& fragment) {
+  EXPECT_EQ(result.exit_code, exit_code) << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  EXPECT_EQ(result.err.rfind("sectl: error: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find(fragment), std::string::npos) << result.err;
+}
+
+TEST(ProbeCommand, DescribesTheBundledCpuPluginByDefault) {
+  const json report = ProbeJson({});
+  EXPECT_EQ(report["schema_version"], 1);
+  EXPECT_EQ(report["platform"]["name"], "SECTL_CPU");
+  EXPECT_EQ(report["platform"]["type"], "SECTL_CPU");
+  EXPECT_EQ(report["platform"]["supports_unified_memory"], true);
+  EXPECT_EQ(report["device_count"], 2);
+  ASSERT_EQ(report["devices"].size(), 2u);
+  for (int ordinal = 0; ordinal < 2; ++ordinal) {
+    const json& device = report["devices"][ordinal];
+    EXPECT_EQ(device["ordinal"], ordinal);
+    EXPECT_EQ(device["hardware_name"], "sectl reference CPU device " + std::to_string(ordinal));
+    EXPECT_EQ(device["vendor"], "sectl");
+    EXPECT_TRUE(device["pci_bus_id"].is_null());
+    EXPECT_GT(device["memory"]["total_bytes"].get<int64_t>(), 0);
+    EXPECT_LE(device["memory"]["free_bytes"].get<int64_t>(),
+              device["memory"]["total_bytes"].get<int64_t>());
+    EXPECT_GT(device["memory_bandwidth_bytes_per_second"].get<int64_t>(), 0);
+    EXPECT_TRUE(device["allocator_stats"].is_object());
+  }
+  EXPECT_EQ(report["plugin"]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(report["plugin"]["entry_symbol"], "SE_InitPlugin");
+  EXPECT_NE(report["abi_vintage"].get<std::string>().find("2.10 or newer"), std::string::npos);
+  EXPECT_TRUE(report["findings"].empty()) << report["findings"].dump(2);
+  for (const json& callback : report["callbacks"]) EXPECT_TRUE(callback["present"]) << callback;
+}
+
+TEST(ProbeCommand, DescribesTheMinimalPlugin) {
+  const json report = ProbeJson({ReferencePlugin("sectl_minimal")});
+  EXPECT_EQ(report["platform"]["name"], "SECTL_MINIMAL");
+  EXPECT_EQ(report["device_count"], 1);
+  ASSERT_EQ(report["devices"].size(), 1u);
+  EXPECT_EQ(report["devices"][0]["hardware_name"], "sectl minimal synchronous device");
+  EXPECT_TRUE(report["devices"][0]["numa_node"].is_null());
+  EXPECT_TRUE(report["findings"].empty()) << report["findings"].dump(2);
+  int absent = 0;
+  for (const json& callback : report["callbacks"]) {
+    if (!callback["present"].get<bool>()) {
+      ++absent;
+      EXPECT_NE(callback["requirement"], "required") << callback;
+    }
+  }
+  EXPECT_GT(absent, 0);
+}
+
+TEST(ProbeCommand, TableNamesEverySection) {
+  const CommandResult result = RunSectl({"probe", ReferencePlugin("sectl_cpu")});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  for (const char* text : {"Plugin", "Platform", "SECTL_CPU", "Device 0", "Device 1",
+                           "Callbacks", "Findings", "ABI vintage", "SHA-256"}) {
+    EXPECT_NE(result.out.find(text), std::string::npos) << text;
+  }
+  EXPECT_EQ(result.out.find("\033["), std::string::npos) << "no colour when not on a terminal";
+}
+
+TEST(ProbeCommand, WritesTheReportToAFile) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("sectl_probe_" + std::to_string(::getpid()) + ".json");
+  const CommandResult result = RunSectl({"probe", "--format", "json", "-o", path.string()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(result.out.empty());
+  std::ifstream file(path);
+  const json report = json::parse(file);
+  EXPECT_EQ(report["platform"]["name"], "SECTL_CPU");
+  std::filesystem::remove(path);
+}
+
+TEST(ProbeCommand, BareNameIsAFileInTheCurrentDirectory) {
+  const CommandResult result =
+      RunSectl({"probe", "sectl_minimal.so", "--format", "json"}, SECTL_PLUGIN_DIR);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const CommandResult elsewhere = RunSectl({"probe", "sectl_minimal.so"}, "/");
+  ExpectOneLineError(elsewhere, 1, "./sectl_minimal.so: no such file");
+}
+
+TEST(ProbeCommand, OlderPluginLayoutIsReadAndNamed) {
+  const json report = ProbeJson({FixturePlugin("legacy_layout")}, 1);
+  EXPECT_NE(report["abi_vintage"].get<std::string>().find("2.5-2.6"), std::string::npos);
+  bool host_callback_present = false;
+  for (const json& callback : report["callbacks"]) {
+    if (callback["member"] == "host_callback") host_callback_present = callback["present"];
+  }
+  EXPECT_TRUE(host_callback_present) << "host_callback must be read at offset 256";
+}
+
+TEST(ProbeCommand, OlderHostCatchesWritesPastItsStruct) {
+  // The fixture fills the 288-byte layout before rearranging it, so inside a
+  // TensorFlow 2.5 host (264 bytes) it writes 24 bytes past the struct.
+  const json report = ProbeJson({"--tf-version", "2.5", FixturePlugin("legacy_layout")}, 1);
+  std::set<std::string> ids;
+  for (const json& finding : report["findings"]) ids.insert(finding["id"].get<std::string>());
+  EXPECT_TRUE(ids.count("struct_size.overrun.SP_StreamExecutor")) << report["findings"].dump(2);
+  EXPECT_TRUE(ids.count("required.create_timer_fns")) << "2.5 requires timers";
+  EXPECT_FALSE(ids.count("required.mem_zero")) << "2.5 predates the mem_zero family";
+}
+
+TEST(ProbeCommand, FindingTensorFlowWouldRejectExitsOne) {
+  const json report = ProbeJson({FixturePlugin("invalid_platform_name")}, 1);
+  ASSERT_FALSE(report["findings"].empty());
+  EXPECT_EQ(report["findings"][0]["id"], "platform.name.invalid");
+  EXPECT_EQ(report["findings"][0]["severity"], "error");
+}
+
+TEST(ProbeCommand, PluginOutputNeverReachesStdout) {
+  const json report = ProbeJson({FixturePlugin("noisy")});
+  EXPECT_EQ(report["platform"]["name"], "SECTL_MINIMAL");
+  EXPECT_NE(report["plugin_output"].get<std::string>().find("hello on stderr"), std::string::npos);
+}
+
+struct LoadFailure {
+  std::string fixture;
+  std::vector<std::string> extra_arguments;
+  std::string message;
+};
+
+void PrintTo(const LoadFailure& failure, std::ostream* out) { *out << failure.fixture; }
+
+class ProbeFailure : public ::testing::TestWithParam<LoadFailure> {};
+
+TEST_P(ProbeFailure, IsOneLineWithExitStatusOne) {
+  std::vector<std::string> command = {"probe", FixturePlugin(GetParam().fixture)};
+  command.insert(command.end(), GetParam().extra_arguments.begin(),
+                 GetParam().extra_arguments.end());
+  ExpectOneLineError(RunSectl(command), 1, GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, ProbeFailure,
+    ::testing::Values(
+        LoadFailure{"needs_missing_library", {}, "needs library libsectl_fixture_ghost.so"},
+        LoadFailure{"unresolved_symbol", {}, "unresolved symbol TF_NewKernelBuilder"},
+        LoadFailure{"no_entry_point", {}, "does not export SE_InitPlugin"},
+        LoadFailure{"draft_entry_point", {}, "exports SE_InitializePlugin"},
+        LoadFailure{"init_fails", {}, "SE_InitPlugin failed: UNAVAILABLE: fixture: no device"},
+        LoadFailure{"crash_in_init", {}, "crashed with SIGSEGV in SE_InitPlugin"},
+        LoadFailure{"exit_in_init", {}, "ended the process with exit status 7 in SE_InitPlugin"},
+        LoadFailure{"hang_in_init", {"--timeout", "0.5"}, "did not return within 0 s in SE_InitPlugin"},
+        LoadFailure{"does_not_exist", {}, "no such file"}),
+    [](const auto& info) { return info.param.fixture; });
+
+TEST(ProbeCommand, UsageErrorsExitTwo) {
+  ExpectOneLineError(RunSectl({"probe", "--format", "xml"}), 2, "--format");
+  ExpectOneLineError(RunSectl({"probe", "--no-such-flag"}), 2, "--no-such-flag");
+  ExpectOneLineError(RunSectl({"probe", "--timeout", "-3"}), 2, "--timeout");
+  ExpectOneLineError(RunSectl({"probe", "--tf-version", "1.15"}), 2, "--tf-version");
+  ExpectOneLineError(RunSectl({}), 2, "subcommand");
+}
+
+TEST(ProbeCommand, UnwritableOutputIsAnErrorNotAHalfFile) {
+  ExpectOneLineError(RunSectl({"probe", "-o", "/nonexistent-directory/report.txt"}), 2,
+                     "/nonexistent-directory");
+}
+
+TEST(ProbeCommand, VersionNamesTheAbi) {
+  const CommandResult result = RunSectl({"--version"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.out.find("StreamExecutor C API 0.0.1"), std::string::npos) << result.out;
+}
+
+}  // namespace
+}  // namespace sectl
