@@ -21,7 +21,9 @@ std::string AfterMarker(const std::string& text, std::string_view marker) {
 }  // namespace
 
 std::string PluginPathFromArgument(const std::string& argument) {
-  if (argument.find('/') != std::string::npos) return argument;
+  if (argument.find('/') != std::string::npos || argument == "." || argument == "..") {
+    return argument;
+  }
   return "./" + argument;
 }
 

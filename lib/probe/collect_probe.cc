@@ -141,7 +141,7 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   if (auto digest = Sha256OfFile(options.plugin_path)) report.plugin.sha256 = *digest;
 
   auto platform = host::Platform::Create(*library, journal, {.generation = options.generation});
-  if (!platform) return tl::unexpected(platform.error());
+  if (!platform) return tl::unexpected(platform.error().WithContext(options.plugin_path));
   host::Platform& registered = **platform;
 
   report.platform.name = registered.name();
