@@ -40,8 +40,9 @@ TEST(StructLayouts, ClassifiesSuspiciousSizes) {
   EXPECT_EQ(ReadStructSize(StructKind::kPlatform, 0).verdict, SizeVerdict::kZero);
   EXPECT_EQ(ReadStructSize(StructKind::kStreamExecutor, 320).verdict, SizeVerdict::kNewer);
   EXPECT_EQ(ReadStructSize(StructKind::kStreamExecutor, 200).verdict, SizeVerdict::kUnknown);
-  EXPECT_NE(ReadStructSize(StructKind::kStreamExecutor, 264).Describe().find("host_callback at 256"),
-            std::string::npos);
+  EXPECT_NE(
+      ReadStructSize(StructKind::kStreamExecutor, 264).Describe().find("host_callback at 256"),
+      std::string::npos);
 }
 
 TF_Bool FakeHostCallback(const SP_Device*, SP_Stream, SE_StatusCallbackFn, void*) { return 1; }

@@ -1,9 +1,10 @@
 // The one dispatch point and its journal.
+#include "host/dispatcher.h"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "host/dispatcher.h"
 #include "host/journal.h"
 
 namespace sectl::host {

@@ -58,11 +58,7 @@ TEST(ChildProcess, KillsAHangAtTheDeadline) {
 }
 
 TEST(ChildProcess, ReportsExitWithoutResult) {
-  auto result = RunInChildProcess(
-      [](int) -> int {
-        std::exit(9);
-      },
-      {});
+  auto result = RunInChildProcess([](int) -> int { std::exit(9); }, {});
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->end, ChildEnd::kExited);
   EXPECT_EQ(result->exit_code, 9);

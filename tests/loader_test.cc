@@ -33,7 +33,8 @@ class LoaderTest : public ::testing::Test {
   }
   std::string Write(const std::string& name, const std::vector<char>& bytes) const {
     const auto path = (directory_ / name).string();
-    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     return path;
   }
   // A copy of a real plugin with one header field changed.

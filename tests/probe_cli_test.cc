@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <set>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "sectl_process.h"
 
@@ -88,8 +88,8 @@ TEST(ProbeCommand, DescribesTheMinimalPlugin) {
 TEST(ProbeCommand, TableNamesEverySection) {
   const CommandResult result = RunSectl({"probe", ReferencePlugin("sectl_cpu")});
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  for (const char* text : {"Plugin", "Platform", "SECTL_CPU", "Device 0", "Device 1",
-                           "Callbacks", "Findings", "ABI vintage", "SHA-256"}) {
+  for (const char* text : {"Plugin", "Platform", "SECTL_CPU", "Device 0", "Device 1", "Callbacks",
+                           "Findings", "ABI vintage", "SHA-256"}) {
     EXPECT_NE(result.out.find(text), std::string::npos) << text;
   }
   EXPECT_EQ(result.out.find("\033["), std::string::npos) << "no colour when not on a terminal";
@@ -176,7 +176,8 @@ INSTANTIATE_TEST_SUITE_P(
         LoadFailure{"init_fails", {}, "SE_InitPlugin failed: UNAVAILABLE: fixture: no device"},
         LoadFailure{"crash_in_init", {}, "crashed with SIGSEGV in SE_InitPlugin"},
         LoadFailure{"exit_in_init", {}, "ended the process with exit status 7 in SE_InitPlugin"},
-        LoadFailure{"hang_in_init", {"--timeout", "0.5"}, "did not return within 0 s in SE_InitPlugin"},
+        LoadFailure{
+            "hang_in_init", {"--timeout", "0.5"}, "did not return within 0 s in SE_InitPlugin"},
         LoadFailure{"does_not_exist", {}, "no such file"}),
     [](const auto& info) { return info.param.fixture; });
 

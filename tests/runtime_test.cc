@@ -27,9 +27,7 @@ using abi::PluginFunction;
 // A registered plugin with one device, torn down in TensorFlow's order.
 class RuntimeTest : public ::testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override {
-    Load(testing::ReferencePlugin(GetParam()));
-  }
+  void SetUp() override { Load(testing::ReferencePlugin(GetParam())); }
   void Load(const std::string& path, const PlatformOptions& options = {}) {
     auto library = loader::PluginLibrary::Open(path, {});
     ASSERT_TRUE(library.has_value()) << library.error().message();
@@ -200,12 +198,10 @@ TEST_P(RuntimeTest, TeardownFollowsTensorFlowsOrder) {
       destroys.push_back(entry.function);
     }
   }
-  std::vector<PluginFunction> expected = {PluginFunction::kDestroyDevice,
-                                          PluginFunction::kDestroyDeviceFns,
-                                          PluginFunction::kDestroyStreamExecutor,
-                                          PluginFunction::kDestroyTimerFns,
-                                          PluginFunction::kDestroyPlatform,
-                                          PluginFunction::kDestroyPlatformFns};
+  std::vector<PluginFunction> expected = {
+      PluginFunction::kDestroyDevice,         PluginFunction::kDestroyDeviceFns,
+      PluginFunction::kDestroyStreamExecutor, PluginFunction::kDestroyTimerFns,
+      PluginFunction::kDestroyPlatform,       PluginFunction::kDestroyPlatformFns};
   EXPECT_EQ(destroys, expected);
 }
 

@@ -13,7 +13,8 @@ struct CommandResult {
 };
 
 // Runs SECTL_BINARY with `arguments` (no shell), in `directory` if given.
-CommandResult RunSectl(const std::vector<std::string>& arguments, const std::string& directory = {});
+CommandResult RunSectl(const std::vector<std::string>& arguments,
+                       const std::string& directory = {});
 
 // The path of a bundled reference plugin or of a test fixture.
 std::string ReferencePlugin(const std::string& name);  // "sectl_cpu"

@@ -13,9 +13,9 @@ Expected<std::string> BundledPluginPath(const std::string& name) {
     return Fail(ErrorCode::kInternal,
                 fmt::format("cannot locate the sectl executable: {}", error.message()));
   }
-  const auto plugin = (executable.parent_path() / SECTL_PLUGIN_DIRECTORY_FROM_BINARY /
-                       (name + ".so"))
-                          .lexically_normal();
+  const auto plugin =
+      (executable.parent_path() / SECTL_PLUGIN_DIRECTORY_FROM_BINARY / (name + ".so"))
+          .lexically_normal();
   if (!std::filesystem::is_regular_file(plugin, error)) {
     return Fail(ErrorCode::kNotFound,
                 fmt::format("the bundled plugin {} is missing (looked for {}); is sectl "

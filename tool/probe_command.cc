@@ -47,19 +47,22 @@ CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options) {
       ->capture_default_str();
   probe->add_option("-o,--output", options.output,
                     "Write the report to FILE (atomically) instead of stdout");
-  probe->add_option("--tf-version", options.tf_version,
-                    "TensorFlow host generation to behave as and judge against")
+  probe
+      ->add_option("--tf-version", options.tf_version,
+                   "TensorFlow host generation to behave as and judge against")
       ->check(CLI::IsMember(HostGenerationIds()))
       ->capture_default_str();
   probe->add_flag("--lazy", options.lazy,
                   "Bind symbols lazily (RTLD_LAZY), for plugins that also carry kernel code "
                   "referring to TensorFlow symbols");
-  probe->add_option("--timeout", options.timeout_seconds,
-                    "Seconds before a plugin that does not return is killed")
+  probe
+      ->add_option("--timeout", options.timeout_seconds,
+                   "Seconds before a plugin that does not return is killed")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  probe->add_option("--isolation", options.isolation,
-                    "Run the plugin in a child process, or in sectl itself (for debugging)")
+  probe
+      ->add_option("--isolation", options.isolation,
+                   "Run the plugin in a child process, or in sectl itself (for debugging)")
       ->check(CLI::IsMember({"process", "none"}))
       ->capture_default_str();
   return probe;
@@ -77,7 +80,8 @@ int RunProbeCommand(const ProbeCommandOptions& options) {
   run.probe.lazy = options.lazy;
   run.probe.generation = *abi::FindHostGeneration(options.tf_version);
   run.probe.tool_version = SECTL_VERSION;
-  run.isolation = options.isolation == "none" ? probe::Isolation::kNone : probe::Isolation::kProcess;
+  run.isolation =
+      options.isolation == "none" ? probe::Isolation::kNone : probe::Isolation::kProcess;
   run.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
 
   auto report = probe::RunProbe(run);

@@ -17,8 +17,8 @@
 namespace sectl::abi {
 
 struct HostGeneration {
-  std::string_view id;           // "2.5", "2.7", "2.10", "latest": what --tf-version takes
-  std::string_view description;  // "TensorFlow 2.7 to 2.9"
+  std::string_view id;                 // "2.5", "2.7", "2.10", "latest": what --tf-version takes
+  std::string_view description;        // "TensorFlow 2.7 to 2.9"
   size_t platform_struct_size;         // the SP_Platform size it pre-fills
   size_t stream_executor_struct_size;  // the SP_StreamExecutor size it pre-fills
   bool validates_timers;               // create_timer_fns and the timer members are required
@@ -31,10 +31,10 @@ const HostGeneration& LatestHostGeneration();
 std::optional<HostGeneration> FindHostGeneration(std::string_view id);
 
 enum class Requirement {
-  kValidated,            // the host refuses to register a plugin without it
+  kValidated,              // the host refuses to register a plugin without it
   kCalledUnconditionally,  // not validated, but called without a null check: a crash
-  kOptional,             // the host checks for null and has a fallback
-  kUnused,               // this host never calls it
+  kOptional,               // the host checks for null and has a fallback
+  kUnused,                 // this host never calls it
 };
 
 std::string_view RequirementName(Requirement requirement);

@@ -73,10 +73,8 @@ constexpr std::array kCreateDeviceFnsParamsMembers = {
 };
 
 constexpr std::array kDeviceFnsMembers = {
-    SECTL_MEMBER(SP_DeviceFns, struct_size),
-    SECTL_MEMBER(SP_DeviceFns, ext),
-    SECTL_MEMBER(SP_DeviceFns, get_numa_node),
-    SECTL_MEMBER(SP_DeviceFns, get_memory_bandwidth),
+    SECTL_MEMBER(SP_DeviceFns, struct_size),   SECTL_MEMBER(SP_DeviceFns, ext),
+    SECTL_MEMBER(SP_DeviceFns, get_numa_node), SECTL_MEMBER(SP_DeviceFns, get_memory_bandwidth),
     SECTL_MEMBER(SP_DeviceFns, get_gflops),
 };
 
@@ -173,8 +171,10 @@ constexpr auto kStreamExecutor264Members = [] {
 
 // Before PR #47581 (early 2021): SP_Platform carried visible_device_count.
 constexpr std::array kPlatformWithDeviceCountMembers = {
-    MemberLayout{"struct_size", 0, 8}, MemberLayout{"ext", 8, 8},
-    MemberLayout{"name", 16, 8},       MemberLayout{"type", 24, 8},
+    MemberLayout{"struct_size", 0, 8},
+    MemberLayout{"ext", 8, 8},
+    MemberLayout{"name", 16, 8},
+    MemberLayout{"type", 24, 8},
     MemberLayout{"visible_device_count", 32, 8},
     MemberLayout{"supports_unified_memory", 40, 1},
 };
@@ -186,9 +186,8 @@ constexpr std::span<const MemberLayout> FirstMembers(std::span<const MemberLayou
 
 const std::array kRegistrationParamsLayouts = {
     StructLayout{StructKind::kRegistrationParams, "SE_PlatformRegistrationParams",
-                 SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE,
-                 sizeof(SE_PlatformRegistrationParams), "all shipped headers", true,
-                 kRegistrationParamsMembers},
+                 SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE, sizeof(SE_PlatformRegistrationParams),
+                 "all shipped headers", true, kRegistrationParamsMembers},
 };
 
 const std::array kPlatformLayouts = {
@@ -200,9 +199,8 @@ const std::array kPlatformLayouts = {
                  FirstMembers(kPlatformMembers, 5)},
     StructLayout{StructKind::kPlatform, "SP_Platform", 34, sizeof(SP_Platform),
                  "TF 2.5-2.9 headers (use_bfc_allocator)", true, FirstMembers(kPlatformMembers, 6)},
-    StructLayout{StructKind::kPlatform, "SP_Platform", SP_PLATFORM_STRUCT_SIZE,
-                 sizeof(SP_Platform), "TF 2.10+ headers (force_memory_growth)", true,
-                 kPlatformMembers},
+    StructLayout{StructKind::kPlatform, "SP_Platform", SP_PLATFORM_STRUCT_SIZE, sizeof(SP_Platform),
+                 "TF 2.10+ headers (force_memory_growth)", true, kPlatformMembers},
 };
 
 const std::array kPlatformFnsLayouts = {
@@ -218,8 +216,8 @@ const std::array kCreateDeviceParamsLayouts = {
 };
 
 const std::array kDeviceLayouts = {
-    StructLayout{StructKind::kDevice, "SP_Device", 32, 32,
-                 "RFC-era header (ends at device_handle)", true, FirstMembers(kDeviceMembers, 4)},
+    StructLayout{StructKind::kDevice, "SP_Device", 32, 32, "RFC-era header (ends at device_handle)",
+                 true, FirstMembers(kDeviceMembers, 4)},
     StructLayout{StructKind::kDevice, "SP_Device", SP_DEVICE_STRUCT_SIZE, sizeof(SP_Device),
                  "TF 2.5+ headers (hardware_name, device_vendor, pci_bus_id)", true,
                  kDeviceMembers},
@@ -271,12 +269,18 @@ const std::array kDeviceMemoryBaseLayouts = {
 };
 
 constexpr std::array kAllKinds = {
-    StructKind::kRegistrationParams,    StructKind::kPlatform,
-    StructKind::kPlatformFns,           StructKind::kCreateDeviceParams,
-    StructKind::kDevice,                StructKind::kCreateDeviceFnsParams,
-    StructKind::kDeviceFns,             StructKind::kCreateStreamExecutorParams,
-    StructKind::kStreamExecutor,        StructKind::kTimerFns,
-    StructKind::kAllocatorStats,        StructKind::kDeviceMemoryBase,
+    StructKind::kRegistrationParams,
+    StructKind::kPlatform,
+    StructKind::kPlatformFns,
+    StructKind::kCreateDeviceParams,
+    StructKind::kDevice,
+    StructKind::kCreateDeviceFnsParams,
+    StructKind::kDeviceFns,
+    StructKind::kCreateStreamExecutorParams,
+    StructKind::kStreamExecutor,
+    StructKind::kTimerFns,
+    StructKind::kAllocatorStats,
+    StructKind::kDeviceMemoryBase,
 };
 
 std::string_view VerdictPhrase(SizeVerdict verdict) {
@@ -360,7 +364,8 @@ std::string StructSizeReading::Describe() const {
     case SizeVerdict::kCurrent:
     case SizeVerdict::kOlderKnown:
     case SizeVerdict::kIncompatible:
-      return fmt::format("{} bytes: {}, {}", reported_size, VerdictPhrase(verdict), layout->vintage);
+      return fmt::format("{} bytes: {}, {}", reported_size, VerdictPhrase(verdict),
+                         layout->vintage);
     case SizeVerdict::kSizeofInsteadOfEnd:
       return fmt::format("{} bytes: {} ({} bytes, {})", reported_size, VerdictPhrase(verdict),
                          layout->struct_size, layout->vintage);
@@ -380,7 +385,8 @@ void DecodeToCurrentLayout(const StructSizeReading& reading, const void* plugin_
   // "sizeof" size says nothing about which members it wrote, so the whole
   // layout is read; a newer plugin's extra members are simply not known.
   size_t readable = reading.reported_size;
-  if (reading.verdict == SizeVerdict::kZero || reading.verdict == SizeVerdict::kSizeofInsteadOfEnd ||
+  if (reading.verdict == SizeVerdict::kZero ||
+      reading.verdict == SizeVerdict::kSizeofInsteadOfEnd ||
       reading.verdict == SizeVerdict::kNewer) {
     readable = reading.layout->sizeof_bytes;
   }

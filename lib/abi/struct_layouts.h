@@ -38,10 +38,10 @@ struct MemberLayout {
 struct StructLayout {
   StructKind kind;
   std::string_view struct_name;
-  size_t struct_size;    // TF_OFFSET_OF_END of the last member
-  size_t sizeof_bytes;   // sizeof, padding included
+  size_t struct_size;        // TF_OFFSET_OF_END of the last member
+  size_t sizeof_bytes;       // sizeof, padding included
   std::string_view vintage;  // which headers had this layout
-  bool compatible;       // false: a pre-release layout today's host cannot read
+  bool compatible;           // false: a pre-release layout today's host cannot read
   std::span<const MemberLayout> members;
 };
 

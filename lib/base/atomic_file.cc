@@ -13,7 +13,8 @@ namespace sectl {
 namespace {
 
 Error IoError(std::string_view what, const std::string& path) {
-  return Error(ErrorCode::kIoError, fmt::format("cannot {} {}: {}", what, path, std::strerror(errno)));
+  return Error(ErrorCode::kIoError,
+               fmt::format("cannot {} {}: {}", what, path, std::strerror(errno)));
 }
 
 // Closes the descriptor and removes the temporary file unless committed.

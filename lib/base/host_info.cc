@@ -36,7 +36,8 @@ HostInfo DescribeHost() {
   long pages = ::sysconf(_SC_PHYS_PAGES);
   long page_size = ::sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page_size > 0) {
-    host.memory_bytes = static_cast<unsigned long long>(pages) * static_cast<unsigned long long>(page_size);
+    host.memory_bytes =
+        static_cast<unsigned long long>(pages) * static_cast<unsigned long long>(page_size);
   }
   return host;
 }

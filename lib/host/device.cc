@@ -37,14 +37,13 @@ Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal
   GuardedStruct<SE_CreateDeviceParams> params(SE_CREATE_DEVICE_PARAMS_STRUCT_SIZE);
   params->ordinal = ordinal;
   params->device = device.get();
-  auto created = platform.dispatcher().InvokeWithStatus(
-      PluginFunction::kCreateDevice, platform.platform_fns().create_device,
-      platform.plugin_platform(), params.get());
+  auto created = platform.dispatcher().InvokeWithStatus(PluginFunction::kCreateDevice,
+                                                        platform.platform_fns().create_device,
+                                                        platform.plugin_platform(), params.get());
   if (!created) return tl::unexpected(created.error());
 
   platform.NoteOverrun("SP_Device", device.host_bytes(), device.BytesWrittenPastEnd());
-  platform.NoteOverrun("SE_CreateDeviceParams", params.host_bytes(),
-                       params.BytesWrittenPastEnd());
+  platform.NoteOverrun("SE_CreateDeviceParams", params.host_bytes(), params.BytesWrittenPastEnd());
   const auto reading = platform.NoteStructSize(abi::StructKind::kDevice, device->struct_size);
   SP_Device decoded{};
   abi::DecodeToCurrentLayout(reading, device.get(), device.host_bytes(), &decoded);
@@ -54,10 +53,9 @@ Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal
 
   auto result = std::make_unique<Device>(Passkey{}, platform, ordinal, decoded);
   if (decoded.ordinal != ordinal) {
-    result->findings_.Add(
-        Severity::kWarning, "device.ordinal_mismatch",
-        fmt::format("create_device for ordinal {} left SP_Device.ordinal = {}", ordinal,
-                    decoded.ordinal));
+    result->findings_.Add(Severity::kWarning, "device.ordinal_mismatch",
+                          fmt::format("create_device for ordinal {} left SP_Device.ordinal = {}",
+                                      ordinal, decoded.ordinal));
   }
   return result;
 }
@@ -94,9 +92,8 @@ std::optional<double> Device::Gflops() const {
 
 Expected<MemoryUsage> Device::QueryMemoryUsage() const {
   MemoryUsage usage;
-  auto answered = dispatcher().Invoke(PluginFunction::kDeviceMemoryUsage,
-                                      fns().device_memory_usage, &device_, &usage.free_bytes,
-                                      &usage.total_bytes);
+  auto answered = dispatcher().Invoke(PluginFunction::kDeviceMemoryUsage, fns().device_memory_usage,
+                                      &device_, &usage.free_bytes, &usage.total_bytes);
   if (!answered) return tl::unexpected(answered.error());
   if (*answered == 0) {
     return Fail(ErrorCode::kPluginError,
@@ -108,9 +105,8 @@ Expected<MemoryUsage> Device::QueryMemoryUsage() const {
 
 Expected<std::optional<SP_AllocatorStats>> Device::QueryAllocatorStats() const {
   GuardedStruct<SP_AllocatorStats> stats(SP_ALLOCATORSTATS_STRUCT_SIZE);
-  auto answered =
-      dispatcher().Invoke(PluginFunction::kGetAllocatorStats, fns().get_allocator_stats,
-                          &device_, stats.get());
+  auto answered = dispatcher().Invoke(PluginFunction::kGetAllocatorStats, fns().get_allocator_stats,
+                                      &device_, stats.get());
   if (!answered) return tl::unexpected(answered.error());
   platform_.NoteOverrun("SP_AllocatorStats", stats.host_bytes(), stats.BytesWrittenPastEnd());
   if (*answered == 0) return std::optional<SP_AllocatorStats>();

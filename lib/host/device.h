@@ -67,8 +67,7 @@ class Device {
   Expected<void> SynchronizeAllActivity() const;
   Expected<void> SyncMemcpyHtoD(SP_DeviceMemoryBase destination, const void* source,
                                 uint64_t size) const;
-  Expected<void> SyncMemcpyDtoH(void* destination, SP_DeviceMemoryBase source,
-                                uint64_t size) const;
+  Expected<void> SyncMemcpyDtoH(void* destination, SP_DeviceMemoryBase source, uint64_t size) const;
   Expected<void> SyncMemcpyDtoD(SP_DeviceMemoryBase destination, SP_DeviceMemoryBase source,
                                 uint64_t size) const;
 

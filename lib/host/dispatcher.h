@@ -47,9 +47,8 @@ class Dispatcher {
       }
     } catch (...) {
       journal_.Finish(entry, CallState::kThrew, kNoStatus, 0);
-      return Fail(ErrorCode::kPluginError,
-                  fmt::format("{} threw a C++ exception across the C API",
-                              abi::QualifiedName(function)));
+      return Fail(ErrorCode::kPluginError, fmt::format("{} threw a C++ exception across the C API",
+                                                       abi::QualifiedName(function)));
     }
   }
 

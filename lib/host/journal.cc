@@ -99,8 +99,8 @@ std::string DescribeEntry(const JournalEntry& entry) {
     if (i > 0) arguments += ", ";
     arguments += FormatArgument(entry.arguments[i]);
   }
-  std::string call = fmt::format("#{} {}({})", entry.sequence,
-                                 abi::QualifiedName(entry.function), arguments);
+  std::string call =
+      fmt::format("#{} {}({})", entry.sequence, abi::QualifiedName(entry.function), arguments);
   switch (entry.state) {
     case CallState::kInFlight:
       return call + " -> never returned";

@@ -22,8 +22,8 @@ namespace sectl::host {
 enum class CallState : uint8_t {
   kInFlight = 1,  // begun, not returned (yet, or ever)
   kReturned = 2,
-  kMissing = 3,   // the plugin left this function pointer null; nothing was called
-  kThrew = 4,     // a C++ exception came back across the C API
+  kMissing = 3,  // the plugin left this function pointer null; nothing was called
+  kThrew = 4,    // a C++ exception came back across the C API
 };
 
 inline constexpr int32_t kNoStatus = -1;

@@ -94,15 +94,14 @@ abi::StructSizeReading Platform::NoteStructSize(StructKind kind, size_t reported
       break;
     case abi::SizeVerdict::kIncompatible:
       findings_.Add(Severity::kError, fmt::format("struct_size.incompatible.{}", id_suffix),
-                    fmt::format("{} reports {}; rebuild against a released TensorFlow header",
-                                name, reading.Describe()));
+                    fmt::format("{} reports {}; rebuild against a released TensorFlow header", name,
+                                reading.Describe()));
       break;
   }
   return reading;
 }
 
-void Platform::NoteOverrun(std::string_view struct_name, size_t host_bytes,
-                           size_t bytes_past_end) {
+void Platform::NoteOverrun(std::string_view struct_name, size_t host_bytes, size_t bytes_past_end) {
   if (bytes_past_end == 0) return;
   findings_.Add(Severity::kError, fmt::format("struct_size.overrun.{}", struct_name),
                 fmt::format("the plugin wrote {} byte(s) past the end of {} (the host's struct is "
@@ -122,8 +121,8 @@ Expected<void> Platform::Register(const loader::PluginLibrary& library) {
   params->platform = platform.get();
   params->platform_fns = platform_fns.get();
 
-  auto initialized =
-      dispatcher_.InvokeWithStatus(PluginFunction::kInitPlugin, library.init_plugin(), params.get());
+  auto initialized = dispatcher_.InvokeWithStatus(PluginFunction::kInitPlugin,
+                                                  library.init_plugin(), params.get());
   if (!initialized) return initialized;
 
   version_after_init_ = {params->major_version, params->minor_version, params->patch_version};
@@ -131,8 +130,7 @@ Expected<void> Platform::Register(const loader::PluginLibrary& library) {
   NoteOverrun("SP_Platform", platform.host_bytes(), platform.BytesWrittenPastEnd());
   NoteOverrun("SP_PlatformFns", platform_fns.host_bytes(), platform_fns.BytesWrittenPastEnd());
 
-  const auto params_reading =
-      NoteStructSize(StructKind::kRegistrationParams, params->struct_size);
+  const auto params_reading = NoteStructSize(StructKind::kRegistrationParams, params->struct_size);
   (void)params_reading;
   destroy_platform_ = params->destroy_platform;
   destroy_platform_fns_ = params->destroy_platform_fns;
@@ -172,8 +170,8 @@ void Platform::ValidatePlatform() {
     const char* text;
     std::string* copy;
   };
-  for (auto [member, text, copy] : {Field{"name", platform_.name, &name_},
-                                    Field{"type", platform_.type, &type_}}) {
+  for (auto [member, text, copy] :
+       {Field{"name", platform_.name, &name_}, Field{"type", platform_.type, &type_}}) {
     if (text == nullptr) {
       findings_.Add(Severity::kError, fmt::format("platform.{}.missing", member),
                     fmt::format("'{}' field in SP_Platform must be set.", member));
@@ -197,9 +195,8 @@ void Platform::CreateDeviceFns() {
   GuardedStruct<SP_DeviceFns> device_fns(SP_DEVICE_FNS_STRUCT_SIZE);
   GuardedStruct<SE_CreateDeviceFnsParams> params(SE_CREATE_DEVICE_FNS_PARAMS_STRUCT_SIZE);
   params->device_fns = device_fns.get();
-  auto created = dispatcher_.InvokeWithStatus(PluginFunction::kCreateDeviceFns,
-                                              platform_fns_.create_device_fns, &platform_,
-                                              params.get());
+  auto created = dispatcher_.InvokeWithStatus(
+      PluginFunction::kCreateDeviceFns, platform_fns_.create_device_fns, &platform_, params.get());
   if (!created) {
     if (created.error().code() != ErrorCode::kUnimplemented) {
       findings_.Add(Severity::kError, "platform.create_device_fns.failed",
@@ -217,12 +214,11 @@ void Platform::CreateDeviceFns() {
 void Platform::CreateStreamExecutor() {
   const size_t host_size = options_.generation.stream_executor_struct_size;
   GuardedStruct<SP_StreamExecutor> stream_executor(host_size, host_size);
-  GuardedStruct<SE_CreateStreamExecutorParams> params(
-      SE_CREATE_STREAM_EXECUTOR_PARAMS_STRUCT_SIZE);
+  GuardedStruct<SE_CreateStreamExecutorParams> params(SE_CREATE_STREAM_EXECUTOR_PARAMS_STRUCT_SIZE);
   params->stream_executor = stream_executor.get();
-  auto created = dispatcher_.InvokeWithStatus(PluginFunction::kCreateStreamExecutor,
-                                              platform_fns_.create_stream_executor, &platform_,
-                                              params.get());
+  auto created =
+      dispatcher_.InvokeWithStatus(PluginFunction::kCreateStreamExecutor,
+                                   platform_fns_.create_stream_executor, &platform_, params.get());
   if (!created) {
     if (created.error().code() != ErrorCode::kUnimplemented) {
       findings_.Add(Severity::kError, "platform.create_stream_executor.failed",
@@ -232,8 +228,7 @@ void Platform::CreateStreamExecutor() {
   }
   NoteOverrun("SP_StreamExecutor", stream_executor.host_bytes(),
               stream_executor.BytesWrittenPastEnd());
-  const auto reading =
-      NoteStructSize(StructKind::kStreamExecutor, stream_executor->struct_size);
+  const auto reading = NoteStructSize(StructKind::kStreamExecutor, stream_executor->struct_size);
   stream_executor_as_filled_ = CopyOf(stream_executor);
   abi::DecodeToCurrentLayout(reading, &stream_executor_as_filled_, stream_executor.host_bytes(),
                              &stream_executor_);
@@ -246,9 +241,8 @@ void Platform::CreateTimerFns() {
   // can be exercised, in the place older TensorFlow calls it.
   if (platform_fns_.create_timer_fns == nullptr) return;
   GuardedStruct<SP_TimerFns> timer_fns(SP_TIMER_FNS_STRUCT_SIZE);
-  auto created = dispatcher_.InvokeWithStatus(PluginFunction::kCreateTimerFns,
-                                              platform_fns_.create_timer_fns, &platform_,
-                                              timer_fns.get());
+  auto created = dispatcher_.InvokeWithStatus(
+      PluginFunction::kCreateTimerFns, platform_fns_.create_timer_fns, &platform_, timer_fns.get());
   if (!created) {
     findings_.Add(Severity::kError, "platform.create_timer_fns.failed", created.error().message());
     return;
@@ -296,11 +290,11 @@ void Platform::ValidateRequiredMembers() {
                                 abi::TensorFlowMissingMemberMessage(info.function),
                                 options_.generation.description));
     } else if (requirement == abi::Requirement::kCalledUnconditionally) {
-      findings_.Add(Severity::kError, id,
-                    fmt::format("{} is null, but {} calls it without checking: the process "
-                                "crashes when it does",
-                                abi::QualifiedName(info.function),
-                                options_.generation.description));
+      findings_.Add(
+          Severity::kError, id,
+          fmt::format("{} is null, but {} calls it without checking: the process "
+                      "crashes when it does",
+                      abi::QualifiedName(info.function), options_.generation.description));
     }
   }
 }

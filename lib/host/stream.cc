@@ -68,14 +68,14 @@ Expected<void> Stream::MemZero(SP_DeviceMemoryBase location, uint64_t size) {
 
 Expected<void> Stream::Memset8(SP_DeviceMemoryBase location, uint8_t pattern, uint64_t size) {
   return device_.dispatcher().InvokeWithStatus(PluginFunction::kMemset, device_.fns().memset,
-                                               device_.plugin_device(), handle_, &location,
-                                               pattern, size);
+                                               device_.plugin_device(), handle_, &location, pattern,
+                                               size);
 }
 
 Expected<void> Stream::Memset32(SP_DeviceMemoryBase location, uint32_t pattern, uint64_t size) {
   return device_.dispatcher().InvokeWithStatus(PluginFunction::kMemset32, device_.fns().memset32,
-                                               device_.plugin_device(), handle_, &location,
-                                               pattern, size);
+                                               device_.plugin_device(), handle_, &location, pattern,
+                                               size);
 }
 
 Expected<void> Stream::RecordEvent(const Event& event) {
@@ -91,9 +91,9 @@ Expected<void> Stream::WaitForEvent(const Event& event) {
 }
 
 Expected<void> Stream::WaitFor(const Stream& other) {
-  return device_.dispatcher().InvokeWithStatus(
-      PluginFunction::kCreateStreamDependency, device_.fns().create_stream_dependency,
-      device_.plugin_device(), handle_, other.handle_);
+  return device_.dispatcher().InvokeWithStatus(PluginFunction::kCreateStreamDependency,
+                                               device_.fns().create_stream_dependency,
+                                               device_.plugin_device(), handle_, other.handle_);
 }
 
 Expected<std::shared_ptr<const HostCallbackRecord>> Stream::EnqueueHostCallback(
@@ -106,7 +106,8 @@ Expected<std::shared_ptr<const HostCallbackRecord>> Stream::EnqueueHostCallback(
       &HostCallbackTrampoline, static_cast<void*>(record.get()));
   if (!enqueued) return tl::unexpected(enqueued.error());
   if (*enqueued == 0) {
-    return Fail(ErrorCode::kPluginError, "host_callback returned false: the callback was not enqueued");
+    return Fail(ErrorCode::kPluginError,
+                "host_callback returned false: the callback was not enqueued");
   }
   return std::shared_ptr<const HostCallbackRecord>(record);
 }

@@ -30,9 +30,8 @@ Expected<void> Timer::Start(const Stream& stream) {
 }
 
 Expected<void> Timer::Stop(const Stream& stream) {
-  return device_.dispatcher().InvokeWithStatus(PluginFunction::kStopTimer,
-                                               device_.fns().stop_timer, device_.plugin_device(),
-                                               stream.handle(), handle_);
+  return device_.dispatcher().InvokeWithStatus(PluginFunction::kStopTimer, device_.fns().stop_timer,
+                                               device_.plugin_device(), stream.handle(), handle_);
 }
 
 Expected<uint64_t> Timer::Nanoseconds() const {

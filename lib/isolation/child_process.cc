@@ -101,7 +101,8 @@ Expected<ChildResult> RunInChildProcess(const std::function<int(int result_fd)>&
   Pipe result_pipe;
   Pipe output_pipe;
   if (!result_pipe.ok() || !output_pipe.ok()) {
-    return Fail(ErrorCode::kInternal, fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+    return Fail(ErrorCode::kInternal,
+                fmt::format("cannot create a pipe: {}", std::strerror(errno)));
   }
   std::fflush(nullptr);  // nothing buffered may be written twice
   const auto started = Clock::now();

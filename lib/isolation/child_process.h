@@ -28,8 +28,8 @@ enum class ChildEnd {
 
 struct ChildResult {
   ChildEnd end = ChildEnd::kExited;
-  int exit_code = 0;  // for kExited
-  int signal = 0;     // for kSignaled
+  int exit_code = 0;   // for kExited
+  int signal = 0;      // for kSignaled
   std::string result;  // what the child wrote to its result channel
   std::string output;  // its stdout and stderr, interleaved, truncated
   bool output_truncated = false;

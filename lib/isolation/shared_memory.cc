@@ -11,8 +11,8 @@ namespace sectl::isolation {
 Expected<SharedMemory> SharedMemory::Create(size_t bytes) {
   void* data = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (data == MAP_FAILED) {
-    return Fail(ErrorCode::kInternal,
-                fmt::format("cannot map {} bytes of shared memory: {}", bytes, std::strerror(errno)));
+    return Fail(ErrorCode::kInternal, fmt::format("cannot map {} bytes of shared memory: {}", bytes,
+                                                  std::strerror(errno)));
   }
   return SharedMemory(data, bytes);
 }

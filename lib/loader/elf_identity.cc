@@ -134,7 +134,8 @@ Expected<ElfIdentity> InspectPluginFile(const std::string& path) {
     if (errno == ENOENT) return Fail(ErrorCode::kNotFound, fmt::format("{}: no such file", path));
     return Fail(ErrorCode::kIoError, fmt::format("{}: {}", path, std::strerror(errno)));
   }
-  if (S_ISDIR(info.st_mode)) return tl::unexpected(Rejected(path, "is a directory, not a plugin file"));
+  if (S_ISDIR(info.st_mode))
+    return tl::unexpected(Rejected(path, "is a directory, not a plugin file"));
   if (!S_ISREG(info.st_mode)) return tl::unexpected(Rejected(path, "is not a regular file"));
 
   std::ifstream file(path, std::ios::binary);
@@ -161,9 +162,9 @@ Expected<ElfIdentity> InspectPluginFile(const std::string& path) {
   identity.little_endian = bytes[EI_DATA] == ELFDATA2LSB;
   const size_t header_size = identity.bits == 64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
   if (bytes.size() < header_size) {
-    return tl::unexpected(Rejected(
-        path, fmt::format("truncated ELF file: {} bytes, the ELF header alone needs {}",
-                          bytes.size(), header_size)));
+    return tl::unexpected(
+        Rejected(path, fmt::format("truncated ELF file: {} bytes, the ELF header alone needs {}",
+                                   bytes.size(), header_size)));
   }
   // e_type and e_machine sit at the same offsets in both classes; a
   // big-endian file gets its fields byte-swapped before we name them.
@@ -183,8 +184,7 @@ Expected<ElfIdentity> InspectPluginFile(const std::string& path) {
     std::string built_for = MachineName(machine);
     if (identity.bits != 64) built_for += " (32-bit)";
     if (!identity.little_endian) built_for += " (big-endian)";
-    return tl::unexpected(
-        Rejected(path, fmt::format("built for {}, this is {}", built_for, host)));
+    return tl::unexpected(Rejected(path, fmt::format("built for {}, this is {}", built_for, host)));
   }
   if (type != ET_DYN) return tl::unexpected(Rejected(path, DescribeType(type)));
   auto tables = CheckTablesInsideFile<Elf64_Ehdr, Elf64_Phdr>(path, bytes, identity.file_size);

@@ -11,10 +11,10 @@
 namespace sectl::loader {
 
 struct ElfIdentity {
-  int bits = 0;               // 32 or 64
+  int bits = 0;  // 32 or 64
   bool little_endian = true;
-  uint16_t type = 0;          // ET_DYN for a shared library
-  uint16_t machine = 0;       // EM_X86_64, EM_AARCH64, ...
+  uint16_t type = 0;     // ET_DYN for a shared library
+  uint16_t machine = 0;  // EM_X86_64, EM_AARCH64, ...
   uint64_t file_size = 0;
 };
 

@@ -36,16 +36,18 @@ std::string ExplainDlopenFailure(const std::string& path, const std::string& dle
     if (auto colon = needed.rfind(": "); colon != std::string::npos) {
       needed = needed.substr(colon + 2);
     }
-    return fmt::format("{}: needs library {}, which was not found (check LD_LIBRARY_PATH, "
-                       "the plugin's RUNPATH, or install it)",
-                       path, needed);
+    return fmt::format(
+        "{}: needs library {}, which was not found (check LD_LIBRARY_PATH, "
+        "the plugin's RUNPATH, or install it)",
+        path, needed);
   }
   // glibc: "<file>: undefined symbol: <name>"
   if (std::string symbol = AfterMarker(dlerror_text, "undefined symbol: "); !symbol.empty()) {
     std::string hint;
     if (!lazy && symbol.starts_with("TF_")) {
-      hint = "; it is a TensorFlow symbol sectl does not provide: try --lazy if it is only "
-             "used by kernel code";
+      hint =
+          "; it is a TensorFlow symbol sectl does not provide: try --lazy if it is only "
+          "used by kernel code";
     }
     return fmt::format("{}: unresolved symbol {}{}", path, symbol, hint);
   }
@@ -78,9 +80,9 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
                               "TensorFlow's stream_executor.h",
                               path, kDraftEntryPoint, kEntryPoint));
     }
-    return Fail(ErrorCode::kNotFound,
-                fmt::format("{}: does not export {}: not a StreamExecutor plugin", path,
-                            kEntryPoint));
+    return Fail(
+        ErrorCode::kNotFound,
+        fmt::format("{}: does not export {}: not a StreamExecutor plugin", path, kEntryPoint));
   }
   return PluginLibrary(path, *identity, handle, init);
 }

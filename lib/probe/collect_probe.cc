@@ -56,7 +56,8 @@ std::string InferAbiVintage(const std::vector<host::StructReport>& reports) {
     if (platform == SP_PLATFORM_STRUCT_SIZE) {
       return fmt::format("TensorFlow 2.10 or newer header ({})", sizes);
     }
-    if (platform == 33 || platform == 34) return fmt::format("TensorFlow 2.7-2.9 header ({})", sizes);
+    if (platform == 33 || platform == 34)
+      return fmt::format("TensorFlow 2.7-2.9 header ({})", sizes);
   }
   return fmt::format("no single published header ({})", sizes);
 }
@@ -87,7 +88,7 @@ std::optional<std::string> NonEmpty(const std::string& text) {
 }
 
 DeviceDescription DescribeDevice(host::Platform& platform, int ordinal,
-                                  std::vector<Finding>& findings) {
+                                 std::vector<Finding>& findings) {
   DeviceDescription description;
   description.ordinal = ordinal;
   auto device = platform.CreateDevice(ordinal);
@@ -174,17 +175,16 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   const bool unified = registered.supports_unified_memory();
   for (const auto& info : abi::AllPluginFunctions()) {
     if (info.function == abi::PluginFunction::kInitPlugin) continue;
-    report.callbacks.push_back(
-        {std::string(info.struct_name), std::string(info.member),
-         registered.Provides(info.function),
-         std::string(abi::RequirementName(
-             abi::RequirementOf(info.function, options.generation, unified)))});
+    report.callbacks.push_back({std::string(info.struct_name), std::string(info.member),
+                                registered.Provides(info.function),
+                                std::string(abi::RequirementName(abi::RequirementOf(
+                                    info.function, options.generation, unified)))});
   }
   for (const auto& struct_report : registered.struct_reports()) {
     const auto& reading = struct_report.reading;
-    const bool already_listed =
-        std::any_of(report.struct_sizes.begin(), report.struct_sizes.end(),
-                    [&](const StructSize& size) { return size.struct_name == reading.layout->struct_name; });
+    const bool already_listed = std::any_of(
+        report.struct_sizes.begin(), report.struct_sizes.end(),
+        [&](const StructSize& size) { return size.struct_name == reading.layout->struct_name; });
     if (already_listed) continue;
     report.struct_sizes.push_back({std::string(reading.layout->struct_name), reading.reported_size,
                                    abi::CurrentLayout(struct_report.kind).struct_size,

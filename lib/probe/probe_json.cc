@@ -49,13 +49,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AllocatorStats, num_allocs, byte
                                                 bytes_reservable_limit, largest_free_block_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceMemoryDescription, total_bytes, free_bytes,
                                                 error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceDescription, ordinal, error,
-                                                reported_ordinal, hardware_name, vendor,
-                                                pci_bus_id, numa_node,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceDescription, ordinal, error, reported_ordinal,
+                                                hardware_name, vendor, pci_bus_id, numa_node,
                                                 memory_bandwidth_bytes_per_second, gflops, memory,
                                                 allocator_stats)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Callback, struct_name, member, present,
-                                                requirement)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Callback, struct_name, member, present, requirement)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeReport, tool_version, plugin, host_generation,
                                                 host_generation_description, abi_vintage,
                                                 struct_sizes, platform, device_count,
@@ -68,10 +66,10 @@ std::string ProbeReportToJson(const ProbeReport& report) {
   document["kind"] = "sectl.probe";
   // Keys in the order of the struct, after the header fields.
   const nlohmann::json body = report;
-  for (const char* key : {"tool_version", "plugin", "host_generation", "host_generation_description",
-                          "abi_vintage", "platform", "device_count", "device_count_error",
-                          "devices", "struct_sizes", "callbacks", "findings", "plugin_output",
-                          "host"}) {
+  for (const char* key :
+       {"tool_version", "plugin", "host_generation", "host_generation_description", "abi_vintage",
+        "platform", "device_count", "device_count_error", "devices", "struct_sizes", "callbacks",
+        "findings", "plugin_output", "host"}) {
     document[key] = body.at(key);
   }
   return document.dump(2) + "\n";
@@ -87,7 +85,8 @@ Expected<ProbeReport> ProbeReportFromJson(const std::string& text) {
     }
     return document.get<ProbeReport>();
   } catch (const nlohmann::json::exception& error) {
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("malformed probe report: {}", error.what()));
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("malformed probe report: {}", error.what()));
   }
 }
 

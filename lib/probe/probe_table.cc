@@ -71,12 +71,11 @@ void WriteDevice(Writer& out, const DeviceDescription& device) {
   out.Row("NUMA node", device.numa_node && *device.numa_node >= 0
                            ? fmt::format("{}", *device.numa_node)
                            : "(not reported)");
-  out.Row("Memory bandwidth", device.memory_bandwidth_bytes_per_second
-                                  ? fmt::format("{:.1f} GB/s",
-                                                *device.memory_bandwidth_bytes_per_second / 1e9)
-                                  : "(not reported)");
-  out.Row("Peak GFLOP/s",
-          device.gflops ? fmt::format("{:.1f}", *device.gflops) : "(not reported)");
+  out.Row("Memory bandwidth",
+          device.memory_bandwidth_bytes_per_second
+              ? fmt::format("{:.1f} GB/s", *device.memory_bandwidth_bytes_per_second / 1e9)
+              : "(not reported)");
+  out.Row("Peak GFLOP/s", device.gflops ? fmt::format("{:.1f}", *device.gflops) : "(not reported)");
   if (device.memory.total_bytes && device.memory.free_bytes) {
     out.Row("Memory", fmt::format("{} free of {}", FormatBytes(*device.memory.free_bytes),
                                   FormatBytes(*device.memory.total_bytes)));
@@ -84,9 +83,9 @@ void WriteDevice(Writer& out, const DeviceDescription& device) {
     out.Row("Memory", fmt::format("unknown: {}", device.memory.error.value_or("no answer")));
   }
   if (const auto& stats = device.allocator_stats) {
-    out.Row("Allocator", fmt::format("{} allocations, {} in use, peak {}", stats->num_allocs,
-                                     FormatBytes(stats->bytes_in_use),
-                                     FormatBytes(stats->peak_bytes_in_use)));
+    out.Row("Allocator",
+            fmt::format("{} allocations, {} in use, peak {}", stats->num_allocs,
+                        FormatBytes(stats->bytes_in_use), FormatBytes(stats->peak_bytes_in_use)));
     out.Row("Allocator limit",
             stats->bytes_limit ? FormatBytes(*stats->bytes_limit) : "(none flagged)");
   } else {
@@ -144,8 +143,9 @@ std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style)
   const auto& after = report.platform.version_after_init;
   out.Row("Version offered", fmt::format("{}.{}.{}", offered.major, offered.minor, offered.patch));
   out.Row("Version after init", fmt::format("{}.{}.{}", after.major, after.minor, after.patch));
-  out.Row("Devices", report.device_count ? fmt::format("{}", *report.device_count)
-                                         : fmt::format("unknown: {}", report.device_count_error.value_or("")));
+  out.Row("Devices", report.device_count
+                         ? fmt::format("{}", *report.device_count)
+                         : fmt::format("unknown: {}", report.device_count_error.value_or("")));
 
   out.Section("Struct sizes reported by the plugin");
   for (const auto& size : report.struct_sizes) out.Row(size.struct_name, size.description);

@@ -95,12 +95,13 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
     case isolation::ChildEnd::kExited:
       break;
   }
-  if (child->exit_code == kChildFailed && !child->result.empty()) return tl::unexpected(DecodeError(child->result));
+  if (child->exit_code == kChildFailed && !child->result.empty())
+    return tl::unexpected(DecodeError(child->result));
   if (child->exit_code != kChildReported || child->result.empty()) {
-    return Fail(ErrorCode::kPluginError,
-                fmt::format("{}: the plugin ended the process with exit status {} {}{}", plugin,
-                            child->exit_code, WhereItStopped(journal),
-                            PluginOutputTail(child->output)));
+    return Fail(
+        ErrorCode::kPluginError,
+        fmt::format("{}: the plugin ended the process with exit status {} {}{}", plugin,
+                    child->exit_code, WhereItStopped(journal), PluginOutputTail(child->output)));
   }
   auto report = ProbeReportFromJson(child->result);
   if (!report) return tl::unexpected(report.error().WithContext("reading the probe's report"));

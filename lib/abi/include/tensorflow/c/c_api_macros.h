@@ -26,7 +26,6 @@
 #endif
 
 /* The end of MEMBER inside TYPE: what every *_STRUCT_SIZE is defined as. */
-#define TF_OFFSET_OF_END(TYPE, MEMBER) \
-  (offsetof(TYPE, MEMBER) + sizeof(((TYPE*)0)->MEMBER))
+#define TF_OFFSET_OF_END(TYPE, MEMBER) (offsetof(TYPE, MEMBER) + sizeof(((TYPE*)0)->MEMBER))
 
 #endif /* TENSORFLOW_C_C_API_MACROS_H_ */

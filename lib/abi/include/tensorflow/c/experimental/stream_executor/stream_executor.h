@@ -75,8 +75,7 @@ typedef struct SP_AllocatorStats {
   int64_t largest_free_block_bytes;
 } SP_AllocatorStats;
 
-#define SP_ALLOCATORSTATS_STRUCT_SIZE \
-  TF_OFFSET_OF_END(SP_AllocatorStats, largest_free_block_bytes)
+#define SP_ALLOCATORSTATS_STRUCT_SIZE TF_OFFSET_OF_END(SP_AllocatorStats, largest_free_block_bytes)
 
 typedef enum SE_EventStatus {
   SE_EVENT_UNKNOWN,
@@ -171,8 +170,8 @@ typedef struct SP_StreamExecutor {
   void (*create_stream)(const SP_Device* device, SP_Stream* stream, TF_Status* status);
   void (*destroy_stream)(const SP_Device* device, SP_Stream stream);
   /* Makes `dependent` wait for the work already enqueued on `other`. */
-  void (*create_stream_dependency)(const SP_Device* device, SP_Stream dependent,
-                                   SP_Stream other, TF_Status* status);
+  void (*create_stream_dependency)(const SP_Device* device, SP_Stream dependent, SP_Stream other,
+                                   TF_Status* status);
   /* Sets `status` to the stream's error, if it has one. */
   void (*get_stream_status)(const SP_Device* device, SP_Stream stream, TF_Status* status);
 
@@ -189,10 +188,8 @@ typedef struct SP_StreamExecutor {
   /* Timers measure the stream's execution between start and stop. */
   void (*create_timer)(const SP_Device* device, SP_Timer* timer, TF_Status* status);
   void (*destroy_timer)(const SP_Device* device, SP_Timer timer);
-  void (*start_timer)(const SP_Device* device, SP_Stream stream, SP_Timer timer,
-                      TF_Status* status);
-  void (*stop_timer)(const SP_Device* device, SP_Stream stream, SP_Timer timer,
-                     TF_Status* status);
+  void (*start_timer)(const SP_Device* device, SP_Stream stream, SP_Timer timer, TF_Status* status);
+  void (*stop_timer)(const SP_Device* device, SP_Stream stream, SP_Timer timer, TF_Status* status);
 
   /* Asynchronous copies, ordered on `stream`. Sizes in bytes. */
   void (*memcpy_dtoh)(const SP_Device* device, SP_Stream stream, void* host_dst,
@@ -204,13 +201,11 @@ typedef struct SP_StreamExecutor {
 
   /* Copies that return only once the data has arrived. */
   void (*sync_memcpy_dtoh)(const SP_Device* device, void* host_dst,
-                           const SP_DeviceMemoryBase* device_src, uint64_t size,
-                           TF_Status* status);
+                           const SP_DeviceMemoryBase* device_src, uint64_t size, TF_Status* status);
   void (*sync_memcpy_htod)(const SP_Device* device, SP_DeviceMemoryBase* device_dst,
                            const void* host_src, uint64_t size, TF_Status* status);
   void (*sync_memcpy_dtod)(const SP_Device* device, SP_DeviceMemoryBase* device_dst,
-                           const SP_DeviceMemoryBase* device_src, uint64_t size,
-                           TF_Status* status);
+                           const SP_DeviceMemoryBase* device_src, uint64_t size, TF_Status* status);
 
   /* Blocks the calling thread until `event` completes. */
   void (*block_host_for_event)(const SP_Device* device, SP_Event event, TF_Status* status);
@@ -283,10 +278,9 @@ typedef struct SP_PlatformFns {
                             TF_Status* status);
   void (*destroy_device_fns)(const SP_Platform* platform, SP_DeviceFns* device_fns);
 
-  void (*create_stream_executor)(const SP_Platform* platform,
-                                 SE_CreateStreamExecutorParams* params, TF_Status* status);
-  void (*destroy_stream_executor)(const SP_Platform* platform,
-                                  SP_StreamExecutor* stream_executor);
+  void (*create_stream_executor)(const SP_Platform* platform, SE_CreateStreamExecutorParams* params,
+                                 TF_Status* status);
+  void (*destroy_stream_executor)(const SP_Platform* platform, SP_StreamExecutor* stream_executor);
 
   void (*create_timer_fns)(const SP_Platform* platform, SP_TimerFns* timer, TF_Status* status);
   void (*destroy_timer_fns)(const SP_Platform* platform, SP_TimerFns* timer_fns);
@@ -303,8 +297,8 @@ typedef struct SE_PlatformRegistrationParams {
   int32_t minor_version;
   int32_t patch_version;
 
-  SP_Platform* platform;         /* host-owned; the plugin fills it */
-  SP_PlatformFns* platform_fns;  /* host-owned; the plugin fills it */
+  SP_Platform* platform;        /* host-owned; the plugin fills it */
+  SP_PlatformFns* platform_fns; /* host-owned; the plugin fills it */
 
   /* Set by the plugin; both required. */
   void (*destroy_platform)(SP_Platform* platform);
