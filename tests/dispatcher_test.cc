@@ -14,7 +14,7 @@ using abi::PluginFunction;
 
 void SetsInternal(int /*value*/, TF_Status* status) { TF_SetStatus(status, TF_INTERNAL, "boom"); }
 void SetsOk(int /*value*/, TF_Status* status) { TF_SetStatus(status, TF_OK, ""); }
-int64_t ReturnsBandwidth(int value) { return value * 1000; }
+int64_t ReturnsBandwidth(int value) { return int64_t{value} * 1000; }
 void Throws(TF_Status*) { throw std::runtime_error("C++ exception in plugin"); }
 
 TEST(Dispatcher, JournalsEveryCallWithItsStatusAndResult) {

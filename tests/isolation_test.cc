@@ -1,9 +1,9 @@
 // Child-process isolation: crashes, hangs, exits and output never reach the
 // parent, and each ends in the right outcome.
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 

@@ -32,7 +32,7 @@ class LoaderTest : public ::testing::Test {
     return {std::istreambuf_iterator<char>(file), {}};
   }
   std::string Write(const std::string& name, const std::vector<char>& bytes) const {
-    const auto path = (directory_ / name).string();
+    auto path = (directory_ / name).string();
     std::ofstream(path, std::ios::binary)
         .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     return path;

@@ -8,8 +8,6 @@
 #include <array>
 #include <cerrno>
 
-extern char** environ;
-
 namespace sectl::testing {
 namespace {
 
@@ -39,6 +37,7 @@ CommandResult RunSectl(const std::vector<std::string>& arguments, const std::str
   std::vector<std::string> words{SECTL_BINARY};
   words.insert(words.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
+  argv.reserve(words.size() + 1);
   for (auto& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
 

@@ -6,12 +6,16 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tool/exit_codes.h"
 #include "tool/probe_command.h"
 
 namespace {
+
+using sectl::tool::kExitSuccess;
+using sectl::tool::kExitUsageOrInternal;
 
 std::string VersionText() {
   return fmt::format(
@@ -22,16 +26,10 @@ std::string VersionText() {
 
 // One line naming the problem, then where to look.
 std::string UsageFailure(const CLI::App* app, const CLI::Error& error) {
-  std::string command = app->get_name();
-  for (const auto* parent = app->get_parent(); parent != nullptr; parent = parent->get_parent()) {
-    command = parent->get_name() + " " + command;
-  }
-  return fmt::format("sectl: error: {} (see '{} --help')\n", error.what(), command);
+  return fmt::format("sectl: error: {} (see '{} --help')\n", error.what(), app->get_name());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   CLI::App app(
       "Conformance and diagnostics for accelerator device plugins (TensorFlow's StreamExecutor "
       "C API).\n\nExit status: 0 success; 1 the plugin cannot be loaded, crashed, hung or is not "
@@ -47,9 +45,23 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    const int status = app.exit(error);
-    return status == 0 ? sectl::tool::kExitSuccess : sectl::tool::kExitUsageOrInternal;
+    return app.exit(error) == 0 ? kExitSuccess : kExitUsageOrInternal;
   }
   if (probe->parsed()) return sectl::tool::RunProbeCommand(probe_options);
-  return sectl::tool::kExitUsageOrInternal;
+  return kExitUsageOrInternal;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& error) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "sectl: internal error: %s\n", error.what());
+  } catch (...) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "sectl: internal error: unknown exception\n");
+  }
+  return kExitUsageOrInternal;
 }

@@ -103,10 +103,8 @@ class Dispatcher {
   static int64_t AsInteger(R value) {
     if constexpr (std::is_pointer_v<R>) {
       return static_cast<int64_t>(reinterpret_cast<uintptr_t>(value));
-    } else if constexpr (std::is_floating_point_v<R>) {
-      return static_cast<int64_t>(value);
     } else {
-      return static_cast<int64_t>(value);
+      return static_cast<int64_t>(value);  // integers, enums, TF_Bool; doubles truncated
     }
   }
 

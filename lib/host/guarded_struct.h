@@ -7,7 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
-#include <new>
+#include <memory>
 
 namespace sectl::host {
 
@@ -26,7 +26,7 @@ class GuardedStruct {
     std::memset(storage_.data(), 0, std::max(sizeof(T), host_bytes_));
     std::fill(storage_.begin() + host_bytes_, storage_.begin() + host_bytes_ + kCanaryBytes,
               kCanaryValue);
-    value_ = new (storage_.data()) T{};
+    value_ = std::construct_at(reinterpret_cast<T*>(storage_.data()));
     if (host_bytes_ < sizeof(T)) {
       // The tail of T beyond the older host's struct is canary, not struct.
       std::fill(storage_.begin() + host_bytes_, storage_.begin() + sizeof(T), kCanaryValue);
@@ -34,6 +34,7 @@ class GuardedStruct {
     value_->struct_size = host_struct_size;
   }
   explicit GuardedStruct(size_t host_struct_size) : GuardedStruct(host_struct_size, sizeof(T)) {}
+  ~GuardedStruct() = default;
   GuardedStruct(const GuardedStruct&) = delete;
   GuardedStruct& operator=(const GuardedStruct&) = delete;
 
@@ -55,8 +56,8 @@ class GuardedStruct {
  private:
   static constexpr size_t kStorageBytes = 512;
   alignas(std::max_align_t) std::array<unsigned char, kStorageBytes> storage_{};
-  size_t host_bytes_;
-  T* value_;
+  size_t host_bytes_ = 0;
+  T* value_ = nullptr;
 };
 
 }  // namespace sectl::host

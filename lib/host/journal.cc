@@ -31,8 +31,9 @@ std::string FormatArgument(uint64_t value) {
 
 std::string FormatDuration(uint64_t nanoseconds) {
   if (nanoseconds < 10'000) return fmt::format("{} ns", nanoseconds);
-  if (nanoseconds < 10'000'000) return fmt::format("{:.1f} us", nanoseconds / 1e3);
-  return fmt::format("{:.1f} ms", nanoseconds / 1e6);
+  if (nanoseconds < 10'000'000)
+    return fmt::format("{:.1f} us", static_cast<double>(nanoseconds) / 1e3);
+  return fmt::format("{:.1f} ms", static_cast<double>(nanoseconds) / 1e6);
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ T CopyOf(const GuardedStruct<T>& filled) {
 }  // namespace
 
 Platform::Platform(Passkey, Journal& journal, const PlatformOptions& options)
-    : journal_(journal), dispatcher_(journal), options_(options) {}
+    : dispatcher_(journal), options_(options) {}
 
 Expected<std::unique_ptr<Platform>> Platform::Create(const loader::PluginLibrary& library,
                                                      Journal& journal,
@@ -130,8 +130,7 @@ Expected<void> Platform::Register(const loader::PluginLibrary& library) {
   NoteOverrun("SP_Platform", platform.host_bytes(), platform.BytesWrittenPastEnd());
   NoteOverrun("SP_PlatformFns", platform_fns.host_bytes(), platform_fns.BytesWrittenPastEnd());
 
-  const auto params_reading = NoteStructSize(StructKind::kRegistrationParams, params->struct_size);
-  (void)params_reading;
+  NoteStructSize(StructKind::kRegistrationParams, params->struct_size);
   destroy_platform_ = params->destroy_platform;
   destroy_platform_fns_ = params->destroy_platform_fns;
 

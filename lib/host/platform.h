@@ -108,7 +108,6 @@ class Platform {
   void CreateStreamExecutor();
   void CreateTimerFns();
 
-  Journal& journal_;
   Dispatcher dispatcher_;
   PlatformOptions options_;
   FindingList findings_;

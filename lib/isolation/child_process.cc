@@ -3,12 +3,12 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 
@@ -45,7 +45,7 @@ class Pipe {
 
 // Reads what is available without blocking; false at end of file.
 bool DrainInto(int fd, std::string& sink, size_t limit, bool* truncated) {
-  std::array<char, 16 * 1024> buffer{};
+  std::array<char, size_t{16} * 1024> buffer{};
   while (true) {
     ssize_t got = ::read(fd, buffer.data(), buffer.size());
     if (got > 0) {
@@ -137,7 +137,6 @@ Expected<ChildResult> RunInChildProcess(const std::function<int(int result_fd)>&
       ::kill(child, SIGKILL);
       ::waitpid(child, &status, 0);
       result.end = ChildEnd::kTimedOut;
-      reaped = true;
       break;
     }
     // Wake up now and then even with pipes open: a grandchild may hold them

@@ -17,7 +17,7 @@ namespace sectl::isolation {
 
 struct ChildOptions {
   std::chrono::milliseconds timeout{30'000};
-  size_t max_captured_output = 64 * 1024;  // of the child's stdout + stderr
+  size_t max_captured_output = size_t{64} * 1024;  // of the child's stdout + stderr
 };
 
 enum class ChildEnd {

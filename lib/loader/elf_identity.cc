@@ -44,7 +44,7 @@ std::string DescribeType(uint16_t type) {
 
 template <typename Header>
 Header ReadHeader(const std::vector<char>& bytes) {
-  Header header;
+  Header header{};
   std::memcpy(&header, bytes.data(), sizeof(header));
   return header;
 }

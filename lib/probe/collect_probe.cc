@@ -56,8 +56,9 @@ std::string InferAbiVintage(const std::vector<host::StructReport>& reports) {
     if (platform == SP_PLATFORM_STRUCT_SIZE) {
       return fmt::format("TensorFlow 2.10 or newer header ({})", sizes);
     }
-    if (platform == 33 || platform == 34)
+    if (platform && (*platform == 33 || *platform == 34)) {
       return fmt::format("TensorFlow 2.7-2.9 header ({})", sizes);
+    }
   }
   return fmt::format("no single published header ({})", sizes);
 }

@@ -11,7 +11,7 @@ constexpr int kKeyWidth = 30;
 
 std::string FormatBytes(int64_t bytes) {
   constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
+  auto value = static_cast<double>(bytes);
   size_t unit = 0;
   while (std::abs(value) >= 1024 && unit + 1 < std::size(kUnits)) {
     value /= 1024;
@@ -73,7 +73,8 @@ void WriteDevice(Writer& out, const DeviceDescription& device) {
                            : "(not reported)");
   out.Row("Memory bandwidth",
           device.memory_bandwidth_bytes_per_second
-              ? fmt::format("{:.1f} GB/s", *device.memory_bandwidth_bytes_per_second / 1e9)
+              ? fmt::format("{:.1f} GB/s",
+                            static_cast<double>(*device.memory_bandwidth_bytes_per_second) / 1e9)
               : "(not reported)");
   out.Row("Peak GFLOP/s", device.gflops ? fmt::format("{:.1f}", *device.gflops) : "(not reported)");
   if (device.memory.total_bytes && device.memory.free_bytes) {

@@ -84,9 +84,10 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
   const std::string& plugin = options.probe.plugin_path;
   switch (child->end) {
     case isolation::ChildEnd::kTimedOut:
-      return Fail(ErrorCode::kTimeout,
-                  fmt::format("{}: the plugin did not return within {:.0f} s {}; it was killed",
-                              plugin, options.timeout.count() / 1e3, WhereItStopped(journal)));
+      return Fail(
+          ErrorCode::kTimeout,
+          fmt::format("{}: the plugin did not return within {:.0f} s {}; it was killed", plugin,
+                      static_cast<double>(options.timeout.count()) / 1e3, WhereItStopped(journal)));
     case isolation::ChildEnd::kSignaled:
       return Fail(ErrorCode::kCrashed,
                   fmt::format("{}: the plugin crashed with {} {}{}", plugin,
