@@ -7,30 +7,20 @@
 #include "host/event.h"
 #include "host/guarded_struct.h"
 #include "host/platform.h"
+#include "host/plugin_string.h"
 #include "host/stream.h"
 #include "host/timer.h"
 
 namespace sectl::host {
-namespace {
-
 using abi::PluginFunction;
-
-constexpr size_t kMaxPluginString = 256;
-
-std::string ReadOptionalString(const char* text) {
-  if (text == nullptr) return {};
-  return std::string(text, ::strnlen(text, kMaxPluginString));
-}
-
-}  // namespace
 
 Device::Device(Passkey, Platform& platform, int ordinal, const SP_Device& device)
     : platform_(platform),
       requested_ordinal_(ordinal),
       device_(device),
-      hardware_name_(ReadOptionalString(device.hardware_name)),
-      vendor_(ReadOptionalString(device.device_vendor)),
-      pci_bus_id_(ReadOptionalString(device.pci_bus_id)) {}
+      hardware_name_(ReadPluginString(device.hardware_name)),
+      vendor_(ReadPluginString(device.device_vendor)),
+      pci_bus_id_(ReadPluginString(device.pci_bus_id)) {}
 
 Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal) {
   GuardedStruct<SP_Device> device(SP_DEVICE_STRUCT_SIZE);

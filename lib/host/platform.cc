@@ -6,21 +6,13 @@
 
 #include "host/device.h"
 #include "host/guarded_struct.h"
+#include "host/plugin_string.h"
 
 namespace sectl::host {
 namespace {
 
 using abi::PluginFunction;
 using abi::StructKind;
-
-// Plugin strings are read with a bound: a missing terminator must not send
-// sectl reading through the plugin's memory.
-constexpr size_t kMaxPluginString = 256;
-
-std::string ReadPluginString(const char* text) {
-  if (text == nullptr) return {};
-  return std::string(text, ::strnlen(text, kMaxPluginString));
-}
 
 // TensorFlow's rule for platform names and types: [A-Z][A-Z_]*, whole string.
 bool IsValidDeviceTypeName(const std::string& name) {
