@@ -94,6 +94,31 @@ std::optional<JournalEntry> Journal::LastUnfinished() const {
   return last;
 }
 
+std::string Journal::WhereCallsStopped() const {
+  if (auto unfinished = LastUnfinished()) {
+    return fmt::format("in {} (call #{})", abi::QualifiedName(unfinished->function),
+                       unfinished->sequence);
+  }
+  const auto entries = Entries();
+  if (entries.empty()) return "before its first call";
+  return fmt::format("after {} returned (call #{})", abi::QualifiedName(entries.back().function),
+                     entries.back().sequence);
+}
+
+std::vector<std::string> Journal::DescribeLast(size_t count) const {
+  const auto entries = Entries();
+  std::vector<std::string> lines;
+  for (size_t i = entries.size() > count ? entries.size() - count : 0; i < entries.size(); ++i) {
+    lines.push_back(DescribeEntry(entries[i]));
+  }
+  return lines;
+}
+
+void Journal::Clear() {
+  region_->calls.store(0, std::memory_order_relaxed);
+  for (auto& entry : region_->entries) entry.sequence = 0;
+}
+
 std::string DescribeEntry(const JournalEntry& entry) {
   std::string arguments;
   for (uint8_t i = 0; i < entry.argument_count; ++i) {

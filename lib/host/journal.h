@@ -71,6 +71,16 @@ class Journal {
   // The most recent call that began and never returned.
   std::optional<JournalEntry> LastUnfinished() const;
 
+  // Where the calls stopped, for a process that died or hung: "in
+  // SP_StreamExecutor.allocate (call #12)", or "after ... returned (call #12)".
+  std::string WhereCallsStopped() const;
+
+  // The newest `count` entries, described one per line, oldest first.
+  std::vector<std::string> DescribeLast(size_t count) const;
+
+  // Forgets every entry (a region reused for the next isolated run).
+  void Clear();
+
  private:
   std::unique_ptr<JournalRegion> owned_;
   JournalRegion* region_;

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,37 +10,16 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace sectl::isolation {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Both ends of a pipe, closed on destruction unless handed over.
-class Pipe {
- public:
-  Pipe() {
-    if (::pipe2(fds_.data(), O_CLOEXEC) != 0) fds_ = {-1, -1};
-  }
-  ~Pipe() {
-    CloseRead();
-    CloseWrite();
-  }
-  Pipe(const Pipe&) = delete;
-  Pipe& operator=(const Pipe&) = delete;
-  bool ok() const { return fds_[0] >= 0; }
-  int read_end() const { return fds_[0]; }
-  int write_end() const { return fds_[1]; }
-  void CloseRead() { Close(fds_[0]); }
-  void CloseWrite() { Close(fds_[1]); }
-
- private:
-  static void Close(int& fd) {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-  std::array<int, 2> fds_{-1, -1};
-};
+// How often a parent waiting on pipes wakes up anyway: a grandchild may hold
+// the pipes open after the child itself is gone, and deadlines must be seen.
+constexpr int kPollIntervalMilliseconds = 20;
 
 // Reads what is available without blocking; false at end of file.
 bool DrainInto(int fd, std::string& sink, size_t limit, bool* truncated) {
@@ -96,79 +74,130 @@ std::string SignalName(int signal) {
   return fmt::format("signal {}", signal);
 }
 
-Expected<ChildResult> RunInChildProcess(const std::function<int(int result_fd)>& body,
-                                        const ChildOptions& options) {
-  Pipe result_pipe;
-  Pipe output_pipe;
-  if (!result_pipe.ok() || !output_pipe.ok()) {
+Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd)>& body,
+                                           const ChildOptions& options) {
+  std::array<int, 2> result_pipe{-1, -1};
+  std::array<int, 2> output_pipe{-1, -1};
+  if (::pipe2(result_pipe.data(), O_CLOEXEC) != 0) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  }
+  if (::pipe2(output_pipe.data(), O_CLOEXEC) != 0) {
+    ::close(result_pipe[0]);
+    ::close(result_pipe[1]);
     return Fail(ErrorCode::kInternal,
                 fmt::format("cannot create a pipe: {}", std::strerror(errno)));
   }
   std::fflush(nullptr);  // nothing buffered may be written twice
-  const auto started = Clock::now();
-  const pid_t child = ::fork();
-  if (child < 0) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(result_pipe[0]);
+    ::close(output_pipe[0]);
+    RunChild(body, result_pipe[1], output_pipe[1]);
+  }
+  ::close(result_pipe[1]);
+  ::close(output_pipe[1]);
+  if (pid < 0) {
+    ::close(result_pipe[0]);
+    ::close(output_pipe[0]);
     return Fail(ErrorCode::kInternal, fmt::format("cannot fork: {}", std::strerror(errno)));
   }
-  if (child == 0) {
-    result_pipe.CloseRead();
-    output_pipe.CloseRead();
-    RunChild(body, result_pipe.write_end(), output_pipe.write_end());
-  }
-  ::setpgid(child, child);  // also from here, so the group exists before any kill
-  result_pipe.CloseWrite();
-  output_pipe.CloseWrite();
-  ::fcntl(result_pipe.read_end(), F_SETFL, O_NONBLOCK);
-  ::fcntl(output_pipe.read_end(), F_SETFL, O_NONBLOCK);
+  ::setpgid(pid, pid);  // also from here, so the group exists before any kill
+  ::fcntl(result_pipe[0], F_SETFL, O_NONBLOCK);
+  ::fcntl(output_pipe[0], F_SETFL, O_NONBLOCK);
+  return ChildProcess(pid, result_pipe[0], output_pipe[0], options);
+}
 
-  ChildResult result;
-  bool result_open = true;
-  bool output_open = true;
-  int status = 0;
-  bool reaped = false;
-  const auto deadline = started + options.timeout;
-  while (!reaped) {
-    std::array<pollfd, 2> watched{pollfd{result_pipe.read_end(), POLLIN, 0},
-                                  pollfd{output_pipe.read_end(), POLLIN, 0}};
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      ::kill(-child, SIGKILL);
-      ::kill(child, SIGKILL);
-      ::waitpid(child, &status, 0);
-      result.end = ChildEnd::kTimedOut;
-      break;
-    }
-    // Wake up now and then even with pipes open: a grandchild may hold them
-    // open after the child itself is gone.
-    ::poll(watched.data(), watched.size(), static_cast<int>(std::min<long long>(left, 50)));
-    if (result_open) {
-      result_open = DrainInto(result_pipe.read_end(), result.result, SIZE_MAX, nullptr);
-    }
-    if (output_open) {
-      output_open = DrainInto(output_pipe.read_end(), result.output, options.max_captured_output,
-                              &result.output_truncated);
-    }
-    if (::waitpid(child, &status, WNOHANG) == child) {
-      reaped = true;
-      // Whatever the child wrote before exiting is still in the pipes.
-      if (result_open) DrainInto(result_pipe.read_end(), result.result, SIZE_MAX, nullptr);
-      if (output_open) {
-        DrainInto(output_pipe.read_end(), result.output, options.max_captured_output,
-                  &result.output_truncated);
-      }
-      if (WIFSIGNALED(status)) {
-        result.end = ChildEnd::kSignaled;
-        result.signal = WTERMSIG(status);
-      } else {
-        result.end = ChildEnd::kExited;
-        result.exit_code = WEXITSTATUS(status);
-      }
-    }
+ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, const ChildOptions& options)
+    : pid_(pid),
+      result_fd_(result_fd),
+      output_fd_(output_fd),
+      options_(options),
+      started_(Clock::now()) {}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)),
+      result_fd_(std::exchange(other.result_fd_, -1)),
+      output_fd_(std::exchange(other.output_fd_, -1)),
+      options_(other.options_),
+      started_(other.started_),
+      finished_(std::exchange(other.finished_, true)),
+      result_(std::move(other.result_)) {}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !finished_) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
   }
-  ::kill(-child, SIGKILL);  // anything the plugin left running in the group
-  result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  return result;
+  CloseDescriptors();
+}
+
+void ChildProcess::CloseDescriptors() {
+  for (int* fd : {&result_fd_, &output_fd_}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
+}
+
+std::vector<pollfd> ChildProcess::PollDescriptors() const {
+  std::vector<pollfd> descriptors;
+  if (result_fd_ >= 0) descriptors.push_back({result_fd_, POLLIN, 0});
+  if (output_fd_ >= 0) descriptors.push_back({output_fd_, POLLIN, 0});
+  return descriptors;
+}
+
+void ChildProcess::Drain() {
+  if (result_fd_ >= 0 && !DrainInto(result_fd_, result_.result, SIZE_MAX, nullptr)) {
+    ::close(result_fd_);
+    result_fd_ = -1;
+  }
+  if (output_fd_ >= 0 && !DrainInto(output_fd_, result_.output, options_.max_captured_output,
+                                    &result_.output_truncated)) {
+    ::close(output_fd_);
+    output_fd_ = -1;
+  }
+}
+
+bool ChildProcess::Poll() {
+  if (finished_) return true;
+  Drain();
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+    Drain();  // whatever the child wrote before exiting is still in the pipes
+    if (WIFSIGNALED(status)) {
+      result_.end = ChildEnd::kSignaled;
+      result_.signal = WTERMSIG(status);
+    } else {
+      result_.end = ChildEnd::kExited;
+      result_.exit_code = WEXITSTATUS(status);
+    }
+    finished_ = true;
+  } else if (Clock::now() - started_ >= options_.timeout) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+    Drain();
+    result_.end = ChildEnd::kTimedOut;
+    finished_ = true;
+  }
+  if (finished_) {
+    ::kill(-pid_, SIGKILL);  // anything the plugin left running in the group
+    CloseDescriptors();
+    result_.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+  }
+  return finished_;
+}
+
+Expected<ChildResult> RunInChildProcess(const std::function<int(int result_fd)>& body,
+                                        const ChildOptions& options) {
+  auto child = ChildProcess::Start(body, options);
+  if (!child) return tl::unexpected(child.error());
+  while (!child->Poll()) {
+    auto descriptors = child->PollDescriptors();
+    ::poll(descriptors.data(), descriptors.size(), kPollIntervalMilliseconds);
+  }
+  return child->TakeResult();
 }
 
 }  // namespace sectl::isolation

@@ -3,13 +3,18 @@
 //
 // The child gets a result channel (a pipe) for its answer; its stdout and
 // stderr go to a second pipe and come back as captured text. The parent
-// waits with a deadline and kills the child's whole process group when it
-// passes.
+// watches with a deadline and kills the child's whole process group when it
+// passes. One thread can supervise many children (ChildProcess::Poll), so
+// sectl never forks from a process with other threads running.
 #pragma once
+
+#include <poll.h>
+#include <sys/types.h>
 
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "base/error.h"
 
@@ -36,9 +41,47 @@ struct ChildResult {
   double seconds = 0;
 };
 
-// Forks; the child runs `body(result_fd)` and exits with its return value
-// without running atexit handlers or static destructors (the process may be
-// damaged). The parent never runs plugin code.
+// A running child. Destroying one that has not finished kills it.
+class ChildProcess {
+ public:
+  // Forks; the child runs `body(result_fd)` and exits with its return value
+  // without running atexit handlers or static destructors (the process may
+  // be damaged). The parent never runs plugin code.
+  static Expected<ChildProcess> Start(const std::function<int(int result_fd)>& body,
+                                      const ChildOptions& options);
+
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&&) = delete;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  ~ChildProcess();
+
+  // The descriptors to wait on with poll(2) until the child finishes.
+  std::vector<pollfd> PollDescriptors() const;
+
+  // Collects available output, reaps the child if it has ended and kills it
+  // if its deadline has passed. True once the child has finished.
+  bool Poll();
+
+  bool finished() const { return finished_; }
+  const ChildResult& result() const { return result_; }
+  ChildResult TakeResult() { return std::move(result_); }
+
+ private:
+  ChildProcess(pid_t pid, int result_fd, int output_fd, const ChildOptions& options);
+  void Drain();
+  void CloseDescriptors();
+
+  pid_t pid_;
+  int result_fd_;
+  int output_fd_;
+  ChildOptions options_;
+  std::chrono::steady_clock::time_point started_;
+  bool finished_ = false;
+  ChildResult result_;
+};
+
+// Starts a child and supervises it to the end.
 Expected<ChildResult> RunInChildProcess(const std::function<int(int result_fd)>& body,
                                         const ChildOptions& options);
 
