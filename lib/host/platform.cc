@@ -245,6 +245,32 @@ void Platform::CreateTimerFns() {
   has_timer_fns_ = true;
 }
 
+std::string Platform::AbiVintage() const {
+  const auto& reports = struct_reports_;
+  std::optional<size_t> platform;
+  std::optional<size_t> stream_executor;
+  for (const auto& report : reports) {
+    if (report.kind == abi::StructKind::kPlatform) platform = report.reading.reported_size;
+    if (report.kind == abi::StructKind::kStreamExecutor) {
+      stream_executor = report.reading.reported_size;
+    }
+  }
+  const std::string sizes =
+      fmt::format("SP_Platform {}, SP_StreamExecutor {}",
+                  platform ? fmt::format("{} bytes", *platform) : "not reported",
+                  stream_executor ? fmt::format("{} bytes", *stream_executor) : "not reported");
+  if (stream_executor == 264) return fmt::format("TensorFlow 2.5-2.6 header ({})", sizes);
+  if (stream_executor == SP_STREAMEXECUTOR_STRUCT_SIZE) {
+    if (platform == SP_PLATFORM_STRUCT_SIZE) {
+      return fmt::format("TensorFlow 2.10 or newer header ({})", sizes);
+    }
+    if (platform && (*platform == 33 || *platform == 34)) {
+      return fmt::format("TensorFlow 2.7-2.9 header ({})", sizes);
+    }
+  }
+  return fmt::format("no single published header ({})", sizes);
+}
+
 bool Platform::Provides(PluginFunction function) const {
   const auto& info = abi::InfoOf(function);
   const void* table = nullptr;

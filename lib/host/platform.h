@@ -69,6 +69,9 @@ class Platform {
   const abi::HostGeneration& generation() const { return options_.generation; }
   const std::vector<StructReport>& struct_reports() const { return struct_reports_; }
   const FindingList& findings() const { return findings_; }
+  // The header generation the plugin was built against, inferred from the
+  // two structs whose sizes changed over time: "TensorFlow 2.7-2.9 header (...)".
+  std::string AbiVintage() const;
 
   // Whether the plugin set `function` (as read by its reported layout).
   bool Provides(abi::PluginFunction function) const;

@@ -36,33 +36,6 @@ std::string VerdictName(abi::SizeVerdict verdict) {
   return "unknown";
 }
 
-// The header generation a plugin was built against, from the two structs
-// whose sizes changed over time.
-std::string InferAbiVintage(const std::vector<host::StructReport>& reports) {
-  std::optional<size_t> platform;
-  std::optional<size_t> stream_executor;
-  for (const auto& report : reports) {
-    if (report.kind == abi::StructKind::kPlatform) platform = report.reading.reported_size;
-    if (report.kind == abi::StructKind::kStreamExecutor) {
-      stream_executor = report.reading.reported_size;
-    }
-  }
-  const std::string sizes =
-      fmt::format("SP_Platform {}, SP_StreamExecutor {}",
-                  platform ? fmt::format("{} bytes", *platform) : "not reported",
-                  stream_executor ? fmt::format("{} bytes", *stream_executor) : "not reported");
-  if (stream_executor == 264) return fmt::format("TensorFlow 2.5-2.6 header ({})", sizes);
-  if (stream_executor == SP_STREAMEXECUTOR_STRUCT_SIZE) {
-    if (platform == SP_PLATFORM_STRUCT_SIZE) {
-      return fmt::format("TensorFlow 2.10 or newer header ({})", sizes);
-    }
-    if (platform && (*platform == 33 || *platform == 34)) {
-      return fmt::format("TensorFlow 2.7-2.9 header ({})", sizes);
-    }
-  }
-  return fmt::format("no single published header ({})", sizes);
-}
-
 Finding ToFinding(const host::Finding& finding) {
   return {std::string(host::SeverityName(finding.severity)), finding.id, finding.message};
 }
@@ -191,7 +164,7 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
                                    abi::CurrentLayout(struct_report.kind).struct_size,
                                    VerdictName(reading.verdict), reading.Describe()});
   }
-  report.abi_vintage = InferAbiVintage(registered.struct_reports());
+  report.abi_vintage = registered.AbiVintage();
 
   for (const auto& finding : registered.findings().all()) {
     report.findings.push_back(ToFinding(finding));

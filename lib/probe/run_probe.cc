@@ -31,19 +31,6 @@ Error DecodeError(const std::string& text) {
   }
 }
 
-// "in SP_StreamExecutor.allocate (call #12)", from the journal the dead
-// child left in shared memory.
-std::string WhereItStopped(const host::Journal& journal) {
-  if (auto unfinished = journal.LastUnfinished()) {
-    return fmt::format("in {} (call #{})", abi::QualifiedName(unfinished->function),
-                       unfinished->sequence);
-  }
-  const auto entries = journal.Entries();
-  if (entries.empty()) return "before its first call";
-  return fmt::format("after {} returned (call #{})", abi::QualifiedName(entries.back().function),
-                     entries.back().sequence);
-}
-
 std::string PluginOutputTail(const std::string& output) {
   constexpr size_t kTail = 200;
   std::string tail = output.size() > kTail ? output.substr(output.size() - kTail) : output;
@@ -84,14 +71,14 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
   const std::string& plugin = options.probe.plugin_path;
   switch (child->end) {
     case isolation::ChildEnd::kTimedOut:
-      return Fail(
-          ErrorCode::kTimeout,
-          fmt::format("{}: the plugin did not return within {:.0f} s {}; it was killed", plugin,
-                      static_cast<double>(options.timeout.count()) / 1e3, WhereItStopped(journal)));
+      return Fail(ErrorCode::kTimeout,
+                  fmt::format("{}: the plugin did not return within {:.0f} s {}; it was killed",
+                              plugin, static_cast<double>(options.timeout.count()) / 1e3,
+                              journal.WhereCallsStopped()));
     case isolation::ChildEnd::kSignaled:
       return Fail(ErrorCode::kCrashed,
                   fmt::format("{}: the plugin crashed with {} {}{}", plugin,
-                              isolation::SignalName(child->signal), WhereItStopped(journal),
+                              isolation::SignalName(child->signal), journal.WhereCallsStopped(),
                               PluginOutputTail(child->output)));
     case isolation::ChildEnd::kExited:
       break;
@@ -99,10 +86,10 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
   if (child->exit_code == kChildFailed && !child->result.empty())
     return tl::unexpected(DecodeError(child->result));
   if (child->exit_code != kChildReported || child->result.empty()) {
-    return Fail(
-        ErrorCode::kPluginError,
-        fmt::format("{}: the plugin ended the process with exit status {} {}{}", plugin,
-                    child->exit_code, WhereItStopped(journal), PluginOutputTail(child->output)));
+    return Fail(ErrorCode::kPluginError,
+                fmt::format("{}: the plugin ended the process with exit status {} {}{}", plugin,
+                            child->exit_code, journal.WhereCallsStopped(),
+                            PluginOutputTail(child->output)));
   }
   auto report = ProbeReportFromJson(child->result);
   if (!report) return tl::unexpected(report.error().WithContext("reading the probe's report"));
