@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cerrno>
+#include <utility>
 
 namespace sectl::testing {
 namespace {
@@ -31,11 +32,8 @@ void ReadBoth(int out_fd, int err_fd, std::string& out, std::string& err) {
   }
 }
 
-}  // namespace
-
-CommandResult RunSectl(const std::vector<std::string>& arguments, const std::string& directory) {
-  std::vector<std::string> words{SECTL_BINARY};
-  words.insert(words.end(), arguments.begin(), arguments.end());
+// Runs `words` (no shell) in `directory` if given, collecting its output.
+CommandResult Run(std::vector<std::string> words, const std::string& directory) {
   std::vector<char*> argv;
   argv.reserve(words.size() + 1);
   for (auto& word : words) argv.push_back(word.data());
@@ -52,7 +50,7 @@ CommandResult RunSectl(const std::vector<std::string>& arguments, const std::str
   posix_spawn_file_actions_addclose(&actions, err_pipe[0]);
   if (!directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawned = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -65,6 +63,19 @@ CommandResult RunSectl(const std::vector<std::string>& arguments, const std::str
   ::waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+}  // namespace
+
+CommandResult RunSectl(const std::vector<std::string>& arguments, const std::string& directory) {
+  std::vector<std::string> words{SECTL_BINARY};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  return Run(std::move(words), directory);
+}
+
+CommandResult RunCommand(const std::vector<std::string>& argv) {
+  if (argv.empty()) return {};
+  return Run(argv, {});
 }
 
 std::string ReferencePlugin(const std::string& name) {

@@ -1,4 +1,5 @@
-// Running the sectl executable from a test, as a user or a CI job would.
+// Running the sectl executable from a test, as a user or a CI job would, and
+// other programs the tests need (a JSON Schema validator).
 #pragma once
 
 #include <string>
@@ -15,6 +16,9 @@ struct CommandResult {
 // Runs SECTL_BINARY with `arguments` (no shell), in `directory` if given.
 CommandResult RunSectl(const std::vector<std::string>& arguments,
                        const std::string& directory = {});
+
+// Runs any program (no shell): argv[0] is a path, or a name looked up on PATH.
+CommandResult RunCommand(const std::vector<std::string>& argv);
 
 // The path of a bundled reference plugin or of a test fixture.
 std::string ReferencePlugin(const std::string& name);  // "sectl_cpu"

@@ -1,0 +1,126 @@
+// The result of a conformance run: plain data shared by the runner (which
+// fills it), the report writers (table, JSON, JUnit) and `sectl report`
+// (which reads saved reports back and merges them).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/host_info.h"
+
+namespace sectl::report {
+
+inline constexpr int kConformSchemaVersion = 1;
+
+enum class CheckStatus {
+  kPass,
+  kFail,     // the plugin broke the contract
+  kWarn,     // works, but a documented recommendation is broken
+  kSkip,     // an optional capability is absent (the message says which)
+  kCrash,    // the check's process died on a signal
+  kTimeout,  // the check did not finish within --timeout and was killed
+  kError,    // sectl itself failed; never the plugin's fault
+};
+
+std::string_view StatusName(CheckStatus status);  // "pass", "fail", ...
+std::optional<CheckStatus> ParseStatus(std::string_view name);
+inline constexpr CheckStatus kAllStatuses[] = {
+    CheckStatus::kPass,  CheckStatus::kFail,    CheckStatus::kWarn, CheckStatus::kSkip,
+    CheckStatus::kCrash, CheckStatus::kTimeout, CheckStatus::kError};
+
+// How much TensorFlow depends on what a check establishes.
+enum class CheckSeverity {
+  kRequired,     // TensorFlow relies on it
+  kRecommended,  // the API's documents ask for it
+  kInfo,         // informational
+};
+
+std::string_view SeverityName(CheckSeverity severity);  // "required", ...
+std::optional<CheckSeverity> ParseSeverity(std::string_view name);
+
+// A failing required check makes the plugin non-conformant: fail, crash or
+// timeout (before the baseline is applied). Warnings and skips never do.
+bool IsFailureStatus(CheckStatus status);
+
+// What a baseline said about one result.
+enum class BaselineVerdict {
+  kNone,        // no baseline, or no entry matches and the result is not a failure
+  kExpected,    // a known failure (or flake, or skip) that is still so
+  kRegression,  // a failure no entry excuses
+  kFixed,       // a baselined failure that now passes: time to trim the baseline
+  kExpired,     // an entry matched but its expiry date has passed; it excuses nothing
+};
+
+std::string_view BaselineVerdictName(BaselineVerdict verdict);  // "", "expected", ...
+std::optional<BaselineVerdict> ParseBaselineVerdict(std::string_view name);
+
+struct CheckResult {
+  std::string id;  // dotted, hierarchical: "memcpy.htod.sizes"
+  std::string title;
+  std::string area;  // the first component of the id
+  CheckSeverity severity = CheckSeverity::kRequired;
+  CheckStatus status = CheckStatus::kPass;
+  std::string message;  // what was expected, what happened, why it matters
+  double duration_s = 0;
+  nlohmann::json details = nlohmann::json::object();  // check-specific facts
+  std::string log;                                    // the plugin's stdout/stderr, truncated
+  std::vector<std::string> journal;  // the last plugin calls, for results that are not a pass
+  int repetition = 0;                // 0-based, with --repeat
+  BaselineVerdict baseline = BaselineVerdict::kNone;
+  std::string baseline_reason;  // the matching entry's reason
+};
+
+struct Summary {
+  int pass = 0;
+  int fail = 0;
+  int warn = 0;
+  int skip = 0;
+  int crash = 0;
+  int timeout = 0;
+  int error = 0;
+
+  int& CountOf(CheckStatus status);
+  int CountOf(CheckStatus status) const;
+  int total() const { return pass + fail + warn + skip + crash + timeout + error; }
+};
+
+Summary Summarize(const std::vector<CheckResult>& results);
+
+struct ToolInfo {
+  std::string name = "sectl";
+  std::string version;
+};
+
+struct PluginInfo {
+  std::string path;
+  std::string sha256;
+  std::string entry;        // "SE_InitPlugin"
+  std::string abi_vintage;  // the header generation its struct sizes point to
+};
+
+struct ConformReport {
+  int schema_version = kConformSchemaVersion;
+  ToolInfo tool;
+  PluginInfo plugin;
+  HostInfo host;
+  std::vector<std::string> command_line;
+  std::string started_at;  // ISO 8601, UTC: "2026-11-21T08:00:00Z"
+  double duration_s = 0;
+  std::string profile;     // "tensorflow", "tvm-device-api", ...
+  std::string tf_version;  // the host generation judged against
+  // Set when the plugin could not be loaded or initialised at all; the
+  // results then say nothing about the rest of the contract.
+  std::optional<std::string> load_error;
+  Summary summary;
+  std::vector<CheckResult> results;
+};
+
+// 0 when no required check failed, crashed or timed out after the baseline
+// (and the plugin could be loaded); 1 otherwise.
+bool IsConformant(const ConformReport& report);
+
+}  // namespace sectl::report

@@ -1,0 +1,338 @@
+#include "report/conform_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace sectl::report {
+namespace {
+
+constexpr size_t kTagWidth = 7;                      // "TIMEOUT", the longest status tag
+constexpr size_t kDetailColumn = 2 + kTagWidth + 1;  // where a result's id starts
+constexpr size_t kMaxIdWidth = 40;                   // longer ids push their title right
+constexpr size_t kMaxShownLines = 5;                 // of a log or a journal
+constexpr size_t kShownHashLength = 12;              // enough to tell builds apart
+
+// ---------------------------------------------------------------------------
+// Text from plugins
+
+struct CodePoint {
+  char32_t value = 0;
+  size_t length = 0;  // bytes; 0 when `text` does not start with valid UTF-8
+};
+
+// Decodes the UTF-8 sequence at the start of non-empty `text`, refusing
+// overlong forms, surrogates and values past U+10FFFF.
+CodePoint DecodeUtf8(std::string_view text) {
+  // A lead byte's high bits say how long its sequence is; the rest are the
+  // value's first bits.
+  struct Form {
+    unsigned char mask;
+    unsigned char marker;
+    size_t length;
+    char32_t smallest;  // anything less has a shorter form
+  };
+  constexpr Form kForms[] = {
+      {0xE0, 0xC0, 2, 0x80}, {0xF0, 0xE0, 3, 0x800}, {0xF8, 0xF0, 4, 0x10000}};
+
+  const auto lead = static_cast<unsigned char>(text[0]);
+  if (lead < 0x80) return {lead, 1};
+  const auto* form = std::find_if(std::begin(kForms), std::end(kForms),
+                                  [lead](const Form& f) { return (lead & f.mask) == f.marker; });
+  if (form == std::end(kForms) || text.size() < form->length) return {};
+  char32_t value = lead & static_cast<unsigned char>(~form->mask);
+  for (size_t i = 1; i < form->length; ++i) {
+    const auto next = static_cast<unsigned char>(text[i]);
+    if ((next & 0xC0U) != 0x80U) return {};
+    value = (value << 6U) | (next & 0x3FU);
+  }
+  const bool surrogate = value >= 0xD800 && value <= 0xDFFF;
+  if (value < form->smallest || value > 0x10FFFF || surrogate) return {};
+  return {value, form->length};
+}
+
+// C0 and C1 controls and DEL: what a terminal may act on.
+bool IsControl(char32_t value) { return value < 0x20 || (value >= 0x7F && value <= 0x9F); }
+
+// ---------------------------------------------------------------------------
+// Rendering
+
+std::string_view StatusTag(CheckStatus status) {
+  switch (status) {
+    case CheckStatus::kPass:
+      return "PASS";
+    case CheckStatus::kFail:
+      return "FAIL";
+    case CheckStatus::kWarn:
+      return "WARN";
+    case CheckStatus::kSkip:
+      return "SKIP";
+    case CheckStatus::kCrash:
+      return "CRASH";
+    case CheckStatus::kTimeout:
+      return "TIMEOUT";
+    case CheckStatus::kError:
+      return "ERROR";
+  }
+  return "ERROR";
+}
+
+// ANSI SGR parameters: the failures red, sectl's own errors magenta.
+std::string_view StatusColor(CheckStatus status) {
+  switch (status) {
+    case CheckStatus::kPass:
+      return "32";
+    case CheckStatus::kWarn:
+      return "33";
+    case CheckStatus::kSkip:
+      return "36";
+    case CheckStatus::kError:
+      return "35";
+    case CheckStatus::kFail:
+    case CheckStatus::kCrash:
+    case CheckStatus::kTimeout:
+      return "31";
+  }
+  return "0";
+}
+
+std::string_view BaselineLabel(BaselineVerdict verdict) {
+  switch (verdict) {
+    case BaselineVerdict::kNone:
+      return "";
+    case BaselineVerdict::kExpected:
+      return "[expected]";
+    case BaselineVerdict::kRegression:
+      return "[REGRESSION]";
+    case BaselineVerdict::kFixed:
+      return "[fixed]";
+    case BaselineVerdict::kExpired:
+      return "[expired]";
+  }
+  return "";
+}
+
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    lines.push_back(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+// "1 fail", "2 regressions": a count and a noun, made plural when it takes
+// an "s" ("fixed" and the statuses do not).
+std::string Counted(int count, std::string_view noun, bool plural_s = false) {
+  return fmt::format("{} {}{}", count, noun, plural_s && count != 1 ? "s" : "");
+}
+
+std::vector<std::string> AreasInFirstSeenOrder(const std::vector<CheckResult>& results) {
+  std::vector<std::string> areas;
+  for (const CheckResult& result : results) {
+    if (std::find(areas.begin(), areas.end(), result.area) == areas.end()) {
+      areas.push_back(result.area);
+    }
+  }
+  return areas;
+}
+
+// Accumulates the table. Everything that came from the report passes
+// through Clean, so a plugin's log cannot drive the terminal.
+class Writer {
+ public:
+  explicit Writer(const ConformTableStyle& style) : style_(style) {}
+
+  void Line(std::string_view line = {}) {
+    text_ += line;
+    text_ += '\n';
+  }
+
+  // Each line of `text` under the result's id, `extra` spaces further in.
+  void Indented(std::string_view text, size_t extra = 0) {
+    for (std::string_view line : SplitLines(text)) {
+      Line(fmt::format("{:{}}{}", "", kDetailColumn + extra, Clean(line)));
+    }
+  }
+
+  std::string Paint(std::string_view text, std::string_view sgr) const {
+    if (!style_.color) return std::string(text);
+    return fmt::format("\033[{}m{}\033[0m", sgr, text);
+  }
+
+  static std::string Clean(std::string_view text) { return EscapeControlCharacters(text); }
+
+  std::string Take() { return std::move(text_); }
+
+ private:
+  const ConformTableStyle& style_;
+  std::string text_;
+};
+
+void WriteHeader(Writer& out, const ConformReport& report) {
+  const std::string& sha256 = report.plugin.sha256;
+  const std::string hash = sha256.size() > kShownHashLength
+                               ? sha256.substr(0, kShownHashLength) + "…"
+                               : (sha256.empty() ? "(unknown)" : sha256);
+  out.Line(fmt::format("{:<11} {}", "Plugin", Writer::Clean(report.plugin.path)));
+  out.Line(fmt::format("{:<11} {}", "SHA-256", Writer::Clean(hash)));
+  out.Line(fmt::format("{:<11} {}", "Profile", Writer::Clean(report.profile)));
+  out.Line(fmt::format("{:<11} {}", "TensorFlow", Writer::Clean(report.tf_version)));
+}
+
+void WriteLoadError(Writer& out, const std::string& load_error) {
+  out.Line();
+  out.Line(
+      out.Paint(fmt::format("THE PLUGIN DID NOT LOAD: {}", Writer::Clean(load_error)), "1;31"));
+  out.Line("The results say nothing about the rest of the contract.");
+}
+
+std::string ResultLine(const Writer& out, const CheckResult& result, size_t id_width) {
+  std::string line =
+      fmt::format("  {} {:<{}}  {}",
+                  out.Paint(fmt::format("{:<{}}", StatusTag(result.status), kTagWidth),
+                            StatusColor(result.status)),
+                  Writer::Clean(result.id), id_width, Writer::Clean(result.title));
+  if (result.repetition > 0) line += fmt::format(" [repetition {}]", result.repetition);
+  if (result.baseline != BaselineVerdict::kNone) {
+    const bool alarming = result.baseline == BaselineVerdict::kRegression ||
+                          result.baseline == BaselineVerdict::kExpired;
+    line += " " + out.Paint(BaselineLabel(result.baseline), alarming ? "1;31" : "36");
+  }
+  return line;
+}
+
+// The last few plugin calls before a crash or a timeout: where it happened.
+void WriteJournalTail(Writer& out, const std::vector<std::string>& journal) {
+  out.Indented("last plugin calls:");
+  const size_t first = journal.size() > kMaxShownLines ? journal.size() - kMaxShownLines : 0;
+  if (first > 0) out.Indented(fmt::format("… {} earlier", first), 2);
+  for (size_t i = first; i < journal.size(); ++i) out.Indented(journal[i], 2);
+}
+
+void WriteLogHead(Writer& out, std::string_view log) {
+  const std::vector<std::string_view> lines = SplitLines(log);
+  out.Indented("plugin log:");
+  for (size_t i = 0; i < std::min(lines.size(), kMaxShownLines); ++i) out.Indented(lines[i], 2);
+  if (lines.size() > kMaxShownLines) {
+    out.Indented(fmt::format("… {} more lines", lines.size() - kMaxShownLines), 2);
+  }
+}
+
+void WriteDetails(Writer& out, const CheckResult& result) {
+  if (!result.message.empty()) out.Indented(result.message);
+  const bool died = result.status == CheckStatus::kCrash || result.status == CheckStatus::kTimeout;
+  if (died && !result.journal.empty()) WriteJournalTail(out, result.journal);
+  if (!result.log.empty()) WriteLogHead(out, result.log);
+  if (result.baseline != BaselineVerdict::kNone && !result.baseline_reason.empty()) {
+    out.Indented(fmt::format("baseline: {}", result.baseline_reason));
+  }
+}
+
+void WriteResults(Writer& out, const ConformReport& report, const ConformTableStyle& style) {
+  size_t id_width = 0;
+  for (const CheckResult& result : report.results) id_width = std::max(id_width, result.id.size());
+  id_width = std::min(id_width, kMaxIdWidth);
+  for (const std::string& area : AreasInFirstSeenOrder(report.results)) {
+    out.Line();
+    out.Line(out.Paint(Writer::Clean(area), "1"));
+    for (const CheckResult& result : report.results) {
+      if (result.area != area) continue;
+      out.Line(ResultLine(out, result, id_width));
+      if (result.status != CheckStatus::kPass || style.verbose) WriteDetails(out, result);
+    }
+  }
+}
+
+int RequiredFailures(const ConformReport& report) {
+  return static_cast<int>(
+      std::count_if(report.results.begin(), report.results.end(), [](const CheckResult& result) {
+        return result.severity == CheckSeverity::kRequired && IsFailureStatus(result.status) &&
+               result.baseline != BaselineVerdict::kExpected;
+      }));
+}
+
+std::string Verdict(const Writer& out, const ConformReport& report) {
+  if (IsConformant(report)) return out.Paint("conformant", "1;32");
+  const std::string why =
+      report.load_error
+          ? std::string("the plugin did not load")
+          : fmt::format("{} failed", Counted(RequiredFailures(report), "required check", true));
+  return fmt::format("{} ({})", out.Paint("NOT CONFORMANT", "1;31"), why);
+}
+
+// "; baseline: 1 regression, 0 fixed", when a baseline was applied.
+std::string BaselineCounts(const ConformReport& report) {
+  auto count_of = [&report](BaselineVerdict verdict) {
+    return static_cast<int>(
+        std::count_if(report.results.begin(), report.results.end(),
+                      [verdict](const CheckResult& result) { return result.baseline == verdict; }));
+  };
+  if (count_of(BaselineVerdict::kNone) == static_cast<int>(report.results.size())) return "";
+  std::string text = fmt::format(
+      "; baseline: {}, {}", Counted(count_of(BaselineVerdict::kRegression), "regression", true),
+      Counted(count_of(BaselineVerdict::kFixed), "fixed"));
+  for (BaselineVerdict verdict : {BaselineVerdict::kExpected, BaselineVerdict::kExpired}) {
+    if (count_of(verdict) > 0)
+      text += ", " + Counted(count_of(verdict), BaselineVerdictName(verdict));
+  }
+  return text;
+}
+
+std::string SummaryLine(const Writer& out, const ConformReport& report) {
+  const Summary summary = Summarize(report.results);
+  std::string listed;
+  for (CheckStatus status : kAllStatuses) {
+    if (summary.CountOf(status) == 0) continue;
+    listed += listed.empty() ? ": " : ", ";
+    listed += Counted(summary.CountOf(status), StatusName(status));
+  }
+  return fmt::format("{}{} — {}{}", Counted(summary.total(), "check", true), listed,
+                     Verdict(out, report), BaselineCounts(report));
+}
+
+}  // namespace
+
+std::string EscapeControlCharacters(std::string_view text) {
+  std::string clean;
+  clean.reserve(text.size());
+  while (!text.empty()) {
+    const CodePoint point = DecodeUtf8(text);
+    if (point.length == 0) {
+      clean += "\uFFFD";  // not UTF-8: one replacement per bad byte
+      text.remove_prefix(1);
+      continue;
+    }
+    const char32_t value = point.value;
+    if (value == '\r' && text.size() > 1 && text[1] == '\n') {
+      // A CRLF line ending: the newline is enough.
+    } else if (value == '\n' || value == '\t') {
+      clean += static_cast<char>(value);
+    } else if (IsControl(value)) {
+      clean += fmt::format("\\x{:02x}", static_cast<uint32_t>(value));
+    } else if (value == 0xFFFE || value == 0xFFFF) {
+      clean += "\uFFFD";  // noncharacters, which XML 1.0 forbids
+    } else {
+      clean += text.substr(0, point.length);
+    }
+    text.remove_prefix(point.length);
+  }
+  return clean;
+}
+
+std::string RenderConformTable(const ConformReport& report, const ConformTableStyle& style) {
+  Writer out(style);
+  WriteHeader(out, report);
+  if (report.load_error) WriteLoadError(out, *report.load_error);
+  WriteResults(out, report, style);
+  out.Line();
+  out.Line(SummaryLine(out, report));
+  return out.Take();
+}
+
+}  // namespace sectl::report

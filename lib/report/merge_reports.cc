@@ -1,0 +1,132 @@
+#include "report/merge_reports.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+
+namespace sectl::report {
+namespace {
+
+constexpr size_t kShownHashLength = 12;
+
+std::string ShortHash(const std::string& sha256) {
+  if (sha256.empty()) return "(none)";
+  if (sha256.size() <= kShownHashLength) return sha256;
+  return sha256.substr(0, kShownHashLength) + "…";
+}
+
+// Why `other` cannot be merged with `first`, or nothing when it can.
+std::optional<std::string> Conflict(const ConformReport& first, const ConformReport& other) {
+  if (other.schema_version != first.schema_version) {
+    return fmt::format("reports have different schema versions ({} vs {})", first.schema_version,
+                       other.schema_version);
+  }
+  if (other.plugin.sha256 != first.plugin.sha256) {
+    return fmt::format("reports are of different plugins (sha256 {} vs {})",
+                       ShortHash(first.plugin.sha256), ShortHash(other.plugin.sha256));
+  }
+  if (other.profile != first.profile) {
+    return fmt::format("reports are of different profiles ({} vs {})", first.profile,
+                       other.profile);
+  }
+  if (other.tf_version != first.tf_version) {
+    return fmt::format("reports judge different TensorFlow versions ({} vs {})", first.tf_version,
+                       other.tf_version);
+  }
+  return std::nullopt;
+}
+
+// A result and the report it came from (1-based, as a person counts), so
+// that an overlap can say where both copies are.
+struct Sourced {
+  CheckResult result;
+  size_t report = 0;
+};
+
+bool InOrder(const Sourced& a, const Sourced& b) {
+  return std::tie(a.result.id, a.result.repetition) < std::tie(b.result.id, b.result.repetition);
+}
+
+bool SameCheck(const Sourced& a, const Sourced& b) {
+  return a.result.id == b.result.id && a.result.repetition == b.result.repetition;
+}
+
+// The results of every report, in order; an error if two hold the same one.
+Expected<std::vector<CheckResult>> MergeResults(std::vector<ConformReport>& reports) {
+  std::vector<Sourced> sourced;
+  for (size_t index = 0; index < reports.size(); ++index) {
+    for (CheckResult& result : reports[index].results) {
+      sourced.push_back({std::move(result), index + 1});
+    }
+  }
+  std::stable_sort(sourced.begin(), sourced.end(), InOrder);
+  const auto overlap = std::adjacent_find(sourced.begin(), sourced.end(), SameCheck);
+  if (overlap != sourced.end()) {
+    const Sourced& second = *std::next(overlap);
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("reports overlap: {} (repetition {}) is in report {} and report {}; "
+                            "were the same shard's results given twice?",
+                            overlap->result.id, overlap->result.repetition, overlap->report,
+                            second.report));
+  }
+  std::vector<CheckResult> results;
+  results.reserve(sourced.size());
+  for (Sourced& entry : sourced) results.push_back(std::move(entry.result));
+  return results;
+}
+
+// ISO 8601 UTC times in one format sort as text; an unknown (empty) start
+// says nothing and is passed over.
+std::string EarliestStart(const std::vector<ConformReport>& reports) {
+  std::string earliest;
+  for (const ConformReport& report : reports) {
+    if (!report.started_at.empty() && (earliest.empty() || report.started_at < earliest)) {
+      earliest = report.started_at;
+    }
+  }
+  return earliest;
+}
+
+// Shards run side by side, so the merged run took as long as the slowest.
+double LongestDuration(const std::vector<ConformReport>& reports) {
+  double longest = 0;
+  for (const ConformReport& report : reports) longest = std::max(longest, report.duration_s);
+  return longest;
+}
+
+std::optional<std::string> FirstLoadError(const std::vector<ConformReport>& reports) {
+  for (const ConformReport& report : reports) {
+    if (report.load_error) return report.load_error;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
+  if (reports.empty()) return Fail(ErrorCode::kInvalidArgument, "no reports to merge");
+  for (const ConformReport& other : reports) {
+    if (auto conflict = Conflict(reports.front(), other)) {
+      return Fail(ErrorCode::kInvalidArgument, *std::move(conflict));
+    }
+  }
+  std::string started_at = EarliestStart(reports);
+  const double duration_s = LongestDuration(reports);
+  std::optional<std::string> load_error = FirstLoadError(reports);
+  Expected<std::vector<CheckResult>> results = MergeResults(reports);  // moves them out
+  if (!results) return tl::unexpected(results.error());
+
+  ConformReport merged = std::move(reports.front());
+  merged.results = *std::move(results);
+  merged.started_at = std::move(started_at);
+  merged.duration_s = duration_s;
+  merged.load_error = std::move(load_error);
+  merged.summary = Summarize(merged.results);
+  return merged;
+}
+
+}  // namespace sectl::report

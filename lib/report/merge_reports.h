@@ -1,0 +1,20 @@
+// Merging the conformance reports of several shards or machines into one,
+// as `sectl report merge` does.
+#pragma once
+
+#include <vector>
+
+#include "base/error.h"
+#include "report/conform_report.h"
+
+namespace sectl::report {
+
+// One report holding every result of `reports`, sorted by id and then
+// repetition, with the summary recomputed. The reports must judge the same
+// plugin (by SHA-256) by the same rules (schema version, profile, TensorFlow
+// version), and no result may be in two of them; otherwise an error names the
+// conflict. The rest comes from the first report, except the earliest start,
+// the longest duration, and a load error if any report has one.
+Expected<ConformReport> MergeReports(std::vector<ConformReport> reports);
+
+}  // namespace sectl::report

@@ -1,0 +1,608 @@
+// The conformance report's writers and readers: JSON (round trip, and
+// validity against the published schema), JUnit XML, the table for people,
+// and merging the reports of several shards.
+#include "report/conform_report.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+#include <string>
+#include <vector>
+
+#include "report/conform_json.h"
+#include "report/conform_junit.h"
+#include "report/conform_table.h"
+#include "report/merge_reports.h"
+#include "sectl_process.h"
+
+namespace sectl::report {
+namespace {
+
+using nlohmann::json;
+using sectl::testing::CommandResult;
+using sectl::testing::RunCommand;
+
+// What a plugin might print: a raw control character, a colour escape, and
+// every character XML treats specially.
+constexpr const char* kNastyLog = "init \x01 done\n\x1b[31mred\x1b[0m <&>\"' end\n";
+
+bool Contains(const std::string& text, const std::string& fragment) {
+  return text.find(fragment) != std::string::npos;
+}
+
+CheckResult Result(std::string id, CheckStatus status, std::string message = "") {
+  CheckResult result;
+  result.area = id.substr(0, id.find('.'));
+  result.title = "checks " + id;
+  result.id = std::move(id);
+  result.status = status;
+  result.message = std::move(message);
+  result.duration_s = 0.25;
+  return result;
+}
+
+ConformReport EmptyReport() {
+  ConformReport report;
+  report.tool.version = "0.3.0";
+  report.plugin = {"/opt/vendor/libvendor_plugin.so",
+                   "3a4f5b6c7d8e9f00112233445566778899aabbccddeeff00112233445566778f",
+                   "SE_InitPlugin", "TensorFlow 2.10 or newer header"};
+  report.host = {"Linux", "6.1.0-18-amd64", "x86_64", "Example CPU @ 3.0GHz", 16, 68719476736ULL};
+  report.command_line = {"sectl", "conform", "/opt/vendor/libvendor_plugin.so", "--format", "json"};
+  report.started_at = "2026-11-21T08:00:00Z";
+  report.duration_s = 12.5;
+  report.profile = "tensorflow";
+  report.tf_version = "2.10";
+  return report;
+}
+
+// Every status, every baseline verdict, a repetition, nested details, a
+// long journal and a log full of awkward characters.
+ConformReport SampleReport() {
+  ConformReport report = EmptyReport();
+  CheckResult pass = Result("memcpy.htod.sizes", CheckStatus::kPass);
+  pass.details = json::parse(R"({"sizes": [1, 4096, {"bytes": 1048576, "ok": true}],
+                                 "device": {"ordinal": 0, "name": "dev0"}, "ratio": 0.1})");
+  CheckResult regression = Result("memcpy.dtoh.sizes", CheckStatus::kFail,
+                                  "byte 3 of a 4096-byte copy is 0xff, expected 0x00\n"
+                                  "TensorFlow reads corrupted tensors");
+  regression.baseline = BaselineVerdict::kRegression;
+  regression.log = kNastyLog;
+  CheckResult expected = Result("memcpy.dtod.sizes", CheckStatus::kFail, "copies are truncated");
+  expected.repetition = 1;
+  expected.baseline = BaselineVerdict::kExpected;
+  expected.baseline_reason = "vendor bug 1234, fixed in 2.1";
+  CheckResult warn = Result("stream.sync", CheckStatus::kWarn, "sync takes 2 s");
+  warn.severity = CheckSeverity::kRecommended;
+  CheckResult skip =
+      Result("timer.create", CheckStatus::kSkip, "the plugin has no timer functions");
+  skip.severity = CheckSeverity::kInfo;
+  CheckResult crash = Result("device.create", CheckStatus::kCrash, "killed by SIGSEGV");
+  crash.journal = {"call 1", "call 2", "call 3", "call 4", "call 5", "call 6", "call 7"};
+  crash.baseline = BaselineVerdict::kExpired;
+  crash.baseline_reason = "until 2026-01-01";
+  CheckResult timeout = Result("event.record", CheckStatus::kTimeout, "no answer in 10 s");
+  timeout.journal = {"SP_StreamExecutor.record_event"};
+  CheckResult fixed = Result("stream.wait", CheckStatus::kPass);
+  fixed.baseline = BaselineVerdict::kFixed;
+  fixed.baseline_reason = "vendor bug 99";
+  CheckResult error = Result("allocator.stats", CheckStatus::kError, "sectl ran out of memory");
+  report.results = {pass, regression, expected, warn, skip, crash, timeout, fixed, error};
+  report.summary = Summarize(report.results);
+  return report;
+}
+
+ConformReport PassingReport() {
+  ConformReport report = EmptyReport();
+  report.results = {Result("memcpy.htod.sizes", CheckStatus::kPass),
+                    Result("timer.create", CheckStatus::kSkip, "no timers")};
+  report.summary = Summarize(report.results);
+  return report;
+}
+
+// A file that is removed when it goes out of scope.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text)
+      : path_(std::filesystem::temp_directory_path() /
+              ("conform_report_test." + std::to_string(::getpid()) + "." +
+               std::to_string(counter_++) + ".json")) {
+    std::ofstream(path_) << text;
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() { std::filesystem::remove(path_); }
+
+  std::string path() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path path_;
+};
+
+// Validates `document` against docs/conform-report.schema.json with the
+// system's python3-jsonschema, as a user of the schema would.
+CommandResult ValidateAgainstSchema(const std::string& document) {
+  constexpr const char* kValidate =
+      "import json,jsonschema,sys; "
+      "jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))";
+  const TempFile file(document);
+  return RunCommand({SECTL_SYSTEM_PYTHON, "-c", kValidate, file.path(), SECTL_CONFORM_SCHEMA});
+}
+
+void ExpectRejectedBySchema(const json& document) {
+  const CommandResult result = ValidateAgainstSchema(document.dump());
+  EXPECT_NE(result.exit_code, 0) << document.dump();
+  // Refused for the document, not because the validator could not run.
+  EXPECT_TRUE(Contains(result.err, "ValidationError")) << result.err;
+}
+
+json SampleJson() { return json::parse(ConformReportToJson(SampleReport())); }
+
+std::string FromJsonError(const std::string& text) {
+  const Expected<ConformReport> report = ConformReportFromJson(text);
+  if (report) return "(no error)";
+  return report.error().message();
+}
+
+// ---------------------------------------------------------------------------
+// JSON
+
+TEST(ConformJson, RoundTripsExactly) {
+  for (ConformReport report : {SampleReport(), PassingReport(), EmptyReport()}) {
+    report.load_error =
+        report.results.empty() ? std::optional<std::string>("no SE_InitPlugin") : std::nullopt;
+    const std::string text = ConformReportToJson(report);
+    const Expected<ConformReport> read = ConformReportFromJson(text);
+    ASSERT_TRUE(read) << read.error().message();
+    EXPECT_EQ(ConformReportToJson(*read), text);
+    EXPECT_EQ(read->load_error, report.load_error);
+  }
+}
+
+TEST(ConformJson, KeepsEveryField) {
+  const ConformReport sample = SampleReport();
+  const Expected<ConformReport> read = ConformReportFromJson(ConformReportToJson(sample));
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(read->plugin.sha256, sample.plugin.sha256);
+  EXPECT_EQ(read->host.memory_bytes, sample.host.memory_bytes);
+  EXPECT_EQ(read->command_line, sample.command_line);
+  EXPECT_EQ(read->summary.CountOf(CheckStatus::kFail), 2);
+  ASSERT_EQ(read->results.size(), sample.results.size());
+  for (size_t i = 0; i < sample.results.size(); ++i) {
+    const CheckResult& want = sample.results[i];
+    const CheckResult& got = read->results[i];
+    EXPECT_EQ(got.id, want.id);
+    EXPECT_EQ(got.status, want.status);
+    EXPECT_EQ(got.severity, want.severity);
+    EXPECT_EQ(got.details, want.details);
+    EXPECT_EQ(got.log, want.log);
+    EXPECT_EQ(got.journal, want.journal);
+    EXPECT_EQ(got.repetition, want.repetition);
+    EXPECT_EQ(got.baseline, want.baseline);
+    EXPECT_EQ(got.duration_s, want.duration_s);
+  }
+}
+
+TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
+  const std::string text = ConformReportToJson(SampleReport());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 1,\n  \"kind\": \"sectl.conform\",\n", 0), 0u);
+  const auto document = nlohmann::ordered_json::parse(text);
+  std::vector<std::string> keys;
+  for (const auto& item : document.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "kind", "tool", "plugin", "host",
+                                            "command_line", "started_at", "duration_s", "profile",
+                                            "tf_version", "load_error", "summary", "results"}));
+  EXPECT_TRUE(document["load_error"].is_null());
+  EXPECT_EQ(document["results"][0]["baseline"], "");
+  EXPECT_EQ(document["results"][1]["baseline"], "regression");
+  EXPECT_EQ(document["results"][4]["status"], "skip");
+  EXPECT_EQ(document["results"][4]["severity"], "info");
+}
+
+TEST(ConformJson, ValidatesAgainstThePublishedSchema) {
+  ConformReport not_loaded = EmptyReport();
+  not_loaded.load_error = "dlopen: undefined symbol: TF_NewStatus";
+  for (const ConformReport& report : {SampleReport(), not_loaded}) {
+    const CommandResult result = ValidateAgainstSchema(ConformReportToJson(report));
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+  }
+}
+
+TEST(ConformJson, SchemaRejectsDrift) {
+  json unknown_status = SampleJson();
+  unknown_status["results"][0]["status"] = "passed";
+  ExpectRejectedBySchema(unknown_status);
+
+  json unknown_key = SampleJson();
+  unknown_key["results"][0]["colour"] = "green";
+  ExpectRejectedBySchema(unknown_key);
+
+  json extra_top_level = SampleJson();
+  extra_top_level["verdict"] = "conformant";
+  ExpectRejectedBySchema(extra_top_level);
+
+  json missing = SampleJson();
+  missing.erase("summary");
+  ExpectRejectedBySchema(missing);
+
+  json newer = SampleJson();
+  newer["schema_version"] = 2;
+  ExpectRejectedBySchema(newer);
+}
+
+TEST(ConformJson, RefusesWhatIsNotJson) {
+  EXPECT_TRUE(Contains(FromJsonError("{\"kind\": "), "not JSON")) << FromJsonError("{\"kind\": ");
+  EXPECT_TRUE(Contains(FromJsonError("[1, 2]"), "not an object")) << FromJsonError("[1, 2]");
+}
+
+TEST(ConformJson, RefusesAnotherKindOfReport) {
+  json probe = SampleJson();
+  probe["kind"] = "sectl.probe";
+  const std::string error = FromJsonError(probe.dump());
+  EXPECT_TRUE(Contains(error, "\"sectl.probe\"")) << error;
+  EXPECT_TRUE(Contains(error, "\"sectl.conform\"")) << error;
+}
+
+TEST(ConformJson, NamesTheSchemaVersionFoundAndSupported) {
+  json newer = SampleJson();
+  newer["schema_version"] = 2;
+  const std::string error = FromJsonError(newer.dump());
+  EXPECT_TRUE(Contains(error, "schema_version 2")) << error;
+  EXPECT_TRUE(Contains(error, "supports schema_version 1")) << error;
+}
+
+TEST(ConformJson, NamesAMissingKey) {
+  json missing = SampleJson();
+  missing["results"][3].erase("status");
+  EXPECT_EQ(FromJsonError(missing.dump()),
+            "malformed conform report: missing key results[3].status");
+
+  json no_host = SampleJson();
+  no_host.erase("host");
+  EXPECT_EQ(FromJsonError(no_host.dump()), "malformed conform report: missing key host");
+}
+
+TEST(ConformJson, NamesAMistypedKey) {
+  json mistyped = SampleJson();
+  mistyped["results"][0]["duration_s"] = "fast";
+  EXPECT_EQ(FromJsonError(mistyped.dump()),
+            "malformed conform report: results[0].duration_s must be a number, found string");
+
+  json negative = SampleJson();
+  negative["host"]["logical_cpus"] = -1;
+  EXPECT_TRUE(Contains(FromJsonError(negative.dump()), "host.logical_cpus"))
+      << FromJsonError(negative.dump());
+
+  json not_a_list = SampleJson();
+  not_a_list["command_line"] = "sectl conform";
+  EXPECT_TRUE(Contains(FromJsonError(not_a_list.dump()), "command_line must be an array"));
+
+  json bad_load_error = SampleJson();
+  bad_load_error["load_error"] = false;
+  EXPECT_TRUE(Contains(FromJsonError(bad_load_error.dump()), "load_error must be a string"));
+}
+
+TEST(ConformJson, NamesAnUnknownStatus) {
+  json unknown = SampleJson();
+  unknown["results"][2]["status"] = "passed";
+  const std::string error = FromJsonError(unknown.dump());
+  EXPECT_TRUE(Contains(error, "results[2].status")) << error;
+  EXPECT_TRUE(Contains(error, "\"passed\" is not a status")) << error;
+
+  json severity = SampleJson();
+  severity["results"][0]["severity"] = "optional";
+  EXPECT_TRUE(Contains(FromJsonError(severity.dump()), "is not a severity"));
+
+  json verdict = SampleJson();
+  verdict["results"][0]["baseline"] = "flaky";
+  EXPECT_TRUE(Contains(FromJsonError(verdict.dump()), "is not a baseline verdict"));
+}
+
+TEST(ConformJson, ErrorsAreOneLine) {
+  for (const std::string& text : {std::string("{\n\n  nope"), std::string("\"just a string\"")}) {
+    EXPECT_FALSE(Contains(FromJsonError(text), "\n")) << FromJsonError(text);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// JUnit
+
+struct ParsedJunit {
+  pugi::xml_document document;
+  pugi::xml_node suites;
+};
+
+void ParseJunit(const std::string& xml, ParsedJunit& parsed) {
+  const pugi::xml_parse_result result = parsed.document.load_string(xml.c_str());
+  ASSERT_TRUE(result) << result.description() << "\n" << xml;
+  parsed.suites = parsed.document.child("testsuites");
+  ASSERT_TRUE(parsed.suites) << xml;
+}
+
+pugi::xml_node Testcase(const pugi::xml_node& suites, const std::string& name) {
+  return suites.find_node([&name](const pugi::xml_node& node) {
+    return std::string(node.name()) == "testcase" && node.attribute("name").value() == name;
+  });
+}
+
+TEST(ConformJunit, CountsMatchTheReport) {
+  const std::string xml = RenderConformJunit(SampleReport());
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", 0), 0u) << xml;
+  ParsedJunit junit;
+  ASSERT_NO_FATAL_FAILURE(ParseJunit(xml, junit));
+  EXPECT_STREQ(junit.suites.attribute("name").value(), "sectl");
+  // 9 results: the regression, the crash and the timeout fail; the error is
+  // an error; the skip and the expected failure are skipped.
+  EXPECT_EQ(junit.suites.attribute("tests").as_int(), 9);
+  EXPECT_EQ(junit.suites.attribute("failures").as_int(), 3);
+  EXPECT_EQ(junit.suites.attribute("errors").as_int(), 1);
+  EXPECT_EQ(junit.suites.attribute("skipped").as_int(), 2);
+  EXPECT_STREQ(junit.suites.attribute("timestamp").value(), "2026-11-21T08:00:00Z");
+
+  int testcases = 0;
+  int suites = 0;
+  for (const pugi::xml_node& suite : junit.suites.children("testsuite")) {
+    ++suites;
+    int in_suite = 0;
+    for (const pugi::xml_node& testcase : suite.children("testcase")) {
+      ++in_suite;
+      EXPECT_EQ(std::string(testcase.attribute("classname").value()),
+                std::string("sectl.") + suite.attribute("name").value());
+    }
+    EXPECT_EQ(suite.attribute("tests").as_int(), in_suite);
+    testcases += in_suite;
+  }
+  EXPECT_EQ(testcases, 9);
+  EXPECT_EQ(suites, 6);  // memcpy, stream, timer, device, event, allocator
+}
+
+TEST(ConformJunit, MapsEachStatus) {
+  ParsedJunit junit;
+  ASSERT_NO_FATAL_FAILURE(ParseJunit(RenderConformJunit(SampleReport()), junit));
+  const pugi::xml_node fail = Testcase(junit.suites, "memcpy.dtoh.sizes").child("failure");
+  EXPECT_STREQ(fail.attribute("type").value(), "fail");
+  EXPECT_STREQ(fail.attribute("message").value(),
+               "byte 3 of a 4096-byte copy is 0xff, expected 0x00");
+  EXPECT_TRUE(Contains(fail.text().get(), "TensorFlow reads corrupted tensors"));
+
+  const pugi::xml_node crash = Testcase(junit.suites, "device.create").child("failure");
+  EXPECT_STREQ(crash.attribute("type").value(), "crash");
+  EXPECT_TRUE(Contains(crash.text().get(), "call 7"));
+  EXPECT_STREQ(Testcase(junit.suites, "event.record").child("failure").attribute("type").value(),
+               "timeout");
+  EXPECT_STREQ(Testcase(junit.suites, "allocator.stats").child("error").attribute("type").value(),
+               "error");
+  EXPECT_TRUE(Testcase(junit.suites, "timer.create").child("skipped"));
+
+  const pugi::xml_node warn = Testcase(junit.suites, "stream.sync");
+  EXPECT_FALSE(warn.child("failure"));
+  EXPECT_TRUE(Contains(warn.child("system-out").text().get(), "sync takes 2 s"));
+  EXPECT_FALSE(Testcase(junit.suites, "memcpy.htod.sizes").first_child());
+}
+
+TEST(ConformJunit, AnExpectedFailureIsSkipped) {
+  ParsedJunit junit;
+  ASSERT_NO_FATAL_FAILURE(ParseJunit(RenderConformJunit(SampleReport()), junit));
+  // The repetition is part of the name.
+  const pugi::xml_node expected = Testcase(junit.suites, "memcpy.dtod.sizes#1");
+  ASSERT_TRUE(expected);
+  EXPECT_FALSE(expected.child("failure"));
+  EXPECT_STREQ(expected.child("skipped").attribute("message").value(),
+               "expected failure (baseline): vendor bug 1234, fixed in 2.1");
+}
+
+TEST(ConformJunit, PluginOutputCannotBreakTheXml) {
+  const std::string xml = RenderConformJunit(SampleReport());
+  const bool forbidden_control = std::any_of(xml.begin(), xml.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r';
+  });
+  EXPECT_FALSE(forbidden_control) << xml;
+  ParsedJunit junit;
+  ASSERT_NO_FATAL_FAILURE(ParseJunit(xml, junit));
+  const std::string out =
+      Testcase(junit.suites, "memcpy.dtoh.sizes").child("system-out").text().get();
+  EXPECT_TRUE(Contains(out, "init \\x01 done")) << out;
+  EXPECT_TRUE(Contains(out, "\\x1b[31mred")) << out;
+  EXPECT_TRUE(Contains(out, "<&>\"' end")) << out;
+}
+
+TEST(ConformJunit, ALoadErrorIsAFailedTest) {
+  ConformReport report = EmptyReport();
+  report.load_error = "dlopen: undefined symbol\x07 TF_NewStatus";
+  ParsedJunit junit;
+  ASSERT_NO_FATAL_FAILURE(ParseJunit(RenderConformJunit(report), junit));
+  EXPECT_EQ(junit.suites.attribute("tests").as_int(), 1);
+  EXPECT_EQ(junit.suites.attribute("failures").as_int(), 1);
+  const pugi::xml_node load = Testcase(junit.suites, "plugin.load");
+  ASSERT_TRUE(load);
+  EXPECT_STREQ(load.attribute("classname").value(), "sectl.plugin");
+  EXPECT_STREQ(load.child("failure").attribute("message").value(),
+               "dlopen: undefined symbol\\x07 TF_NewStatus");
+}
+
+// ---------------------------------------------------------------------------
+// Table
+
+TEST(ConformTable, ListsEveryResultUnderItsArea) {
+  const ConformReport report = SampleReport();
+  const std::string table = RenderConformTable(report, {});
+  for (const char* area :
+       {"\nmemcpy\n", "\nstream\n", "\ntimer\n", "\ndevice\n", "\nevent\n", "\nallocator\n"}) {
+    EXPECT_TRUE(Contains(table, area)) << area << "\n" << table;
+  }
+  for (const CheckResult& result : report.results) {
+    EXPECT_TRUE(Contains(table, result.id)) << result.id << "\n" << table;
+  }
+  // Areas in the order they were first seen.
+  EXPECT_LT(table.find("\nmemcpy\n"), table.find("\nstream\n"));
+  EXPECT_LT(table.find("\nevent\n"), table.find("\nallocator\n"));
+  // Status tags are padded to one width, so the ids line up.
+  EXPECT_TRUE(Contains(table, "\n  PASS    memcpy.htod.sizes  checks memcpy.htod.sizes\n"))
+      << table;
+  EXPECT_TRUE(Contains(table, "\n  TIMEOUT event.record       checks event.record\n")) << table;
+  EXPECT_TRUE(Contains(table, "/opt/vendor/libvendor_plugin.so"));
+  EXPECT_TRUE(Contains(table, "3a4f5b6c7d8e"));
+  EXPECT_TRUE(Contains(table, "tensorflow"));
+}
+
+TEST(ConformTable, ShowsWhatWentWrong) {
+  const std::string table = RenderConformTable(SampleReport(), {});
+  EXPECT_TRUE(Contains(table, "[repetition 1]")) << table;
+  for (const char* label : {"[expected]", "[REGRESSION]", "[fixed]", "[expired]"}) {
+    EXPECT_TRUE(Contains(table, label)) << label << "\n" << table;
+  }
+  EXPECT_TRUE(Contains(table, "TensorFlow reads corrupted tensors"));
+  EXPECT_TRUE(Contains(table, "the plugin has no timer functions"));
+  // The last five journal lines of the crash, not the first.
+  EXPECT_TRUE(Contains(table, "call 7"));
+  EXPECT_TRUE(Contains(table, "call 3"));
+  EXPECT_FALSE(Contains(table, "call 2\n")) << table;
+  EXPECT_TRUE(Contains(table, "init \\x01 done")) << table;
+}
+
+TEST(ConformTable, VerboseShowsDetailsOfPassesToo) {
+  ConformReport report = PassingReport();
+  report.results[0].message = "all 17 sizes copied intact";
+  EXPECT_FALSE(Contains(RenderConformTable(report, {}), "all 17 sizes"));
+  EXPECT_TRUE(Contains(RenderConformTable(report, {.verbose = true}), "all 17 sizes"));
+}
+
+TEST(ConformTable, EndsWithTheVerdict) {
+  const std::string failing = RenderConformTable(SampleReport(), {});
+  EXPECT_TRUE(Contains(failing,
+                       "9 checks: 2 pass, 2 fail, 1 warn, 1 skip, 1 crash, 1 timeout, 1 error — "
+                       "NOT CONFORMANT (3 required checks failed); baseline: 1 regression, "
+                       "1 fixed, 1 expected, 1 expired\n"))
+      << failing;
+  const std::string passing = RenderConformTable(PassingReport(), {});
+  EXPECT_TRUE(Contains(passing, "2 checks: 1 pass, 1 skip — conformant\n")) << passing;
+}
+
+TEST(ConformTable, SaysProminentlyThatThePluginDidNotLoad) {
+  ConformReport report = EmptyReport();
+  report.load_error = "SE_InitPlugin returned TF_INTERNAL";
+  const std::string table = RenderConformTable(report, {});
+  EXPECT_TRUE(Contains(table, "THE PLUGIN DID NOT LOAD: SE_InitPlugin returned TF_INTERNAL"))
+      << table;
+  EXPECT_TRUE(Contains(table, "NOT CONFORMANT (the plugin did not load)")) << table;
+}
+
+TEST(ConformTable, ColourOnlyWhenAskedFor) {
+  EXPECT_FALSE(Contains(RenderConformTable(SampleReport(), {}), "\x1b")) << "no ANSI escapes";
+  const std::string coloured = RenderConformTable(SampleReport(), {.color = true});
+  EXPECT_TRUE(Contains(coloured, "\x1b[32mPASS")) << coloured;
+  EXPECT_TRUE(Contains(coloured, "\x1b[31mFAIL")) << coloured;
+  EXPECT_TRUE(Contains(coloured, "\x1b[35mERROR")) << coloured;
+  // The plugin's own escapes stay escaped even in colour.
+  EXPECT_FALSE(Contains(coloured, "\x1b[31mred")) << coloured;
+}
+
+TEST(EscapeControlCharacters, KeepsTextAndEscapesControls) {
+  EXPECT_EQ(EscapeControlCharacters("a\tb\nc"), "a\tb\nc");
+  EXPECT_EQ(EscapeControlCharacters("line\r\nnext"), "line\nnext");
+  EXPECT_EQ(EscapeControlCharacters(std::string("nul\0!", 5)), "nul\\x00!");
+  EXPECT_EQ(EscapeControlCharacters("\x1b[1m\x7f"), "\\x1b[1m\\x7f");
+  EXPECT_EQ(EscapeControlCharacters("déjà vu — ✓"), "déjà vu — ✓");
+  EXPECT_EQ(EscapeControlCharacters("\xc2\x9b"), "\\x9b");  // C1 CSI
+  EXPECT_EQ(EscapeControlCharacters("bad \xff byte"), "bad \uFFFD byte");
+  EXPECT_EQ(EscapeControlCharacters("\xc0\xaf"), "\uFFFD\uFFFD");  // overlong '/'
+  EXPECT_EQ(EscapeControlCharacters("\xef\xbf\xbe"), "\uFFFD");    // U+FFFE
+}
+
+// ---------------------------------------------------------------------------
+// Merge
+
+// The sample's results split between two shards.
+std::vector<ConformReport> TwoShards() {
+  const ConformReport sample = SampleReport();
+  ConformReport first = sample;
+  ConformReport second = sample;
+  first.results.clear();
+  second.results.clear();
+  for (size_t i = 0; i < sample.results.size(); ++i) {
+    (i % 2 == 0 ? first : second).results.push_back(sample.results[i]);
+  }
+  first.summary = Summarize(first.results);
+  second.summary = Summarize(second.results);
+  second.started_at = "2026-11-21T07:59:58Z";
+  second.duration_s = 20;
+  second.command_line = {"sectl", "conform", "--shard", "2/2"};
+  return {first, second};
+}
+
+TEST(MergeReports, CombinesShards) {
+  const Expected<ConformReport> merged = MergeReports(TwoShards());
+  ASSERT_TRUE(merged) << merged.error().message();
+  ASSERT_EQ(merged->results.size(), SampleReport().results.size());
+  EXPECT_TRUE(std::is_sorted(merged->results.begin(), merged->results.end(),
+                             [](const CheckResult& a, const CheckResult& b) {
+                               return std::tie(a.id, a.repetition) < std::tie(b.id, b.repetition);
+                             }));
+  EXPECT_EQ(merged->summary.total(), 9);
+  EXPECT_EQ(merged->summary.fail, 2);
+  EXPECT_EQ(merged->summary.crash, 1);
+  EXPECT_EQ(merged->started_at, "2026-11-21T07:59:58Z");
+  EXPECT_EQ(merged->duration_s, 20);
+  EXPECT_EQ(merged->command_line, SampleReport().command_line);
+  EXPECT_FALSE(merged->load_error);
+}
+
+TEST(MergeReports, KeepsRepetitionsApartAndALoadError) {
+  std::vector<ConformReport> shards = TwoShards();
+  shards[0].results = {Result("memcpy.htod.sizes", CheckStatus::kPass)};
+  shards[1].results = {Result("memcpy.htod.sizes", CheckStatus::kFail)};
+  shards[1].results[0].repetition = 1;
+  shards[1].load_error = "device 1 did not initialise";
+  const Expected<ConformReport> merged = MergeReports(shards);
+  ASSERT_TRUE(merged) << merged.error().message();
+  ASSERT_EQ(merged->results.size(), 2u);
+  EXPECT_EQ(merged->results[1].repetition, 1);
+  EXPECT_EQ(merged->load_error, "device 1 did not initialise");
+}
+
+std::string MergeError(std::vector<ConformReport> reports) {
+  const Expected<ConformReport> merged = MergeReports(std::move(reports));
+  return merged ? "(merged)" : merged.error().message();
+}
+
+TEST(MergeReports, RefusesReportsOfDifferentPlugins) {
+  std::vector<ConformReport> shards = TwoShards();
+  shards[1].plugin.sha256 = "9bc0" + std::string(60, '0');
+  const std::string error = MergeError(shards);
+  EXPECT_TRUE(Contains(error, "reports are of different plugins (sha256 3a4f")) << error;
+  EXPECT_TRUE(Contains(error, "9bc0")) << error;
+}
+
+TEST(MergeReports, RefusesDifferentRules) {
+  std::vector<ConformReport> versions = TwoShards();
+  versions[1].schema_version = 2;
+  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (1 vs 2)"));
+
+  std::vector<ConformReport> profiles = TwoShards();
+  profiles[1].profile = "tvm-device-api";
+  EXPECT_TRUE(Contains(MergeError(profiles), "different profiles"));
+
+  std::vector<ConformReport> generations = TwoShards();
+  generations[1].tf_version = "2.5";
+  EXPECT_TRUE(Contains(MergeError(generations), "different TensorFlow versions (2.10 vs 2.5)"));
+}
+
+TEST(MergeReports, RefusesOverlappingShards) {
+  std::vector<ConformReport> shards = TwoShards();
+  shards[1].results.push_back(shards[0].results.front());
+  const std::string error = MergeError(shards);
+  EXPECT_TRUE(Contains(error, "overlap")) << error;
+  EXPECT_TRUE(Contains(error, shards[0].results.front().id)) << error;
+}
+
+TEST(MergeReports, RefusesNothing) { EXPECT_EQ(MergeError({}), "no reports to merge"); }
+
+}  // namespace
+}  // namespace sectl::report
