@@ -9,8 +9,10 @@
 #include <exception>
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+#include "tool/conform_command.h"
 #include "tool/exit_codes.h"
 #include "tool/probe_command.h"
+#include "tool/report_command.h"
 
 namespace {
 
@@ -41,6 +43,11 @@ int Main(int argc, char** argv) {
 
   sectl::tool::ProbeCommandOptions probe_options;
   auto* probe = sectl::tool::AddProbeCommand(app, probe_options);
+  sectl::tool::ConformCommandOptions conform_options;
+  conform_options.command_line.assign(argv, argv + argc);
+  auto* conform = sectl::tool::AddConformCommand(app, conform_options);
+  sectl::tool::ReportCommandOptions report_options;
+  auto* report = sectl::tool::AddReportCommand(app, report_options);
 
   try {
     app.parse(argc, argv);
@@ -48,6 +55,8 @@ int Main(int argc, char** argv) {
     return app.exit(error) == 0 ? kExitSuccess : kExitUsageOrInternal;
   }
   if (probe->parsed()) return sectl::tool::RunProbeCommand(probe_options);
+  if (conform->parsed()) return sectl::tool::RunConformCommand(conform_options);
+  if (report->parsed()) return sectl::tool::RunReportCommand(report_options);
   return kExitUsageOrInternal;
 }
 

@@ -1,0 +1,101 @@
+// What a check body works with: the plugin, registered by the embedded host
+// runtime as TensorFlow would; the device under test; and the ways to report
+// what it finds. Created afresh for every check, in the check's own process.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "abi/host_generations.h"
+#include "base/error.h"
+#include "host/device.h"
+#include "host/journal.h"
+#include "host/platform.h"
+#include "loader/plugin_library.h"
+#include "report/conform_report.h"
+
+namespace sectl::conform {
+
+// What every check of a run shares.
+struct CheckSettings {
+  std::string plugin_path;
+  bool lazy = false;
+  abi::HostGeneration generation = abi::LatestHostGeneration();
+  int device_ordinal = 0;  // the device under test (--device)
+};
+
+struct CheckOutcome {
+  report::CheckStatus status = report::CheckStatus::kPass;
+  std::string message;
+  nlohmann::json details = nlohmann::json::object();
+};
+
+// Thrown by Skip and Abort to leave a check body; caught by the runner. It
+// never crosses into plugin code: bodies run on sectl's side of the API.
+struct CheckStopped {};
+
+class CheckContext {
+ public:
+  CheckContext(const CheckSettings& settings, host::Journal& journal);
+  // Tears down what the check created, in TensorFlow's order.
+  ~CheckContext();
+  CheckContext(const CheckContext&) = delete;
+  CheckContext& operator=(const CheckContext&) = delete;
+
+  const CheckSettings& settings() const { return settings_; }
+  const abi::HostGeneration& generation() const { return settings_.generation; }
+  host::Journal& journal() { return journal_; }
+
+  // The plugin library, opened on first use.
+  const loader::PluginLibrary& library();
+  // The registered platform, created on first use (SE_InitPlugin and the
+  // create_* calls that follow it in TensorFlow).
+  host::Platform& platform();
+  // The device under test, created on first use.
+  const host::Device& device();
+
+  // Reporting. A check passes unless it fails, warns or skips.
+  void Expect(bool condition, std::string_view failure_message);
+  void Fail(std::string message);
+  void Warn(std::string message);
+  [[noreturn]] void Skip(std::string reason);
+  [[noreturn]] void Abort(std::string message);  // fail and stop the check
+
+  // The value, or the check stops failing with "<doing>: <error>".
+  template <typename T>
+  T Require(Expected<T> value, std::string_view doing) {
+    if (!value) Abort(DescribeFailure(doing, value.error()));
+    if constexpr (!std::is_void_v<T>) return std::move(*value);
+  }
+
+  // Check-specific facts for the report.
+  nlohmann::json& details() { return outcome_.details; }
+
+  // Destroys the device and the platform now (TensorFlow's teardown order),
+  // so that a crash in teardown is still attributed to this check.
+  void TearDown();
+
+  CheckOutcome TakeOutcome();
+
+ private:
+  static std::string DescribeFailure(std::string_view doing, const Error& error);
+
+  const CheckSettings& settings_;
+  host::Journal& journal_;
+  std::unique_ptr<loader::PluginLibrary> library_;
+  std::unique_ptr<host::Platform> platform_;
+  std::unique_ptr<host::Device> device_;
+  CheckOutcome outcome_;
+  std::vector<std::string> failures_;
+  std::vector<std::string> warnings_;
+};
+
+// Runs `body` with a fresh context and returns its outcome: what the body
+// reported, or `error` when sectl itself failed (an exception of sectl's).
+CheckOutcome RunCheckBody(void (*body)(CheckContext&), const CheckSettings& settings,
+                          host::Journal& journal);
+
+}  // namespace sectl::conform

@@ -1,0 +1,63 @@
+#include "conform/check_registry.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace sectl::conform {
+
+std::string CheckDefinition::area() const { return id.substr(0, id.find('.')); }
+
+bool CheckDefinition::InProfile(std::string_view profile) const {
+  return std::find(profiles.begin(), profiles.end(), profile) != profiles.end();
+}
+
+CheckRegistry& CheckRegistry::Global() {
+  static CheckRegistry registry;
+  return registry;
+}
+
+void CheckRegistry::Add(CheckDefinition definition) {
+  if (Find(definition.id) != nullptr) {
+    // Two checks with one id would make reports and baselines ambiguous.
+    std::fprintf(stderr, "sectl: internal error: check %s is declared twice (%s:%d)\n",
+                 definition.id.c_str(), definition.file.c_str(), definition.line);
+    std::abort();
+  }
+  checks_.push_back(std::move(definition));
+  sorted_ = false;
+}
+
+const std::vector<CheckDefinition>& CheckRegistry::checks() const {
+  if (!sorted_) {
+    std::sort(checks_.begin(), checks_.end(),
+              [](const auto& a, const auto& b) { return a.id < b.id; });
+    sorted_ = true;
+  }
+  return checks_;
+}
+
+const CheckDefinition* CheckRegistry::Find(std::string_view id) const {
+  for (const auto& check : checks_) {
+    if (check.id == id) return &check;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> CheckRegistry::Profiles() const {
+  std::vector<std::string> profiles;
+  for (const auto& check : checks()) {
+    for (const auto& profile : check.profiles) {
+      if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) {
+        profiles.push_back(profile);
+      }
+    }
+  }
+  return profiles;
+}
+
+CheckRegistrar::CheckRegistrar(CheckDefinition definition) {
+  CheckRegistry::Global().Add(std::move(definition));
+}
+
+}  // namespace sectl::conform

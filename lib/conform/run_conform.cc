@@ -1,0 +1,108 @@
+#include "conform/run_conform.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "base/file_digest.h"
+#include "conform/check_runner.h"
+
+namespace sectl::conform {
+namespace {
+
+using Clock = std::chrono::system_clock;
+
+std::string IsoTimestamp(Clock::time_point when) {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(when));
+}
+
+report::CheckResult SkippedByBaseline(const PlannedCheck& planned, const BaselineEntry& entry) {
+  report::CheckResult result;
+  result.id = planned.check->id;
+  result.title = planned.check->title;
+  result.area = planned.check->area();
+  result.severity = planned.check->severity;
+  result.repetition = planned.repetition;
+  result.status = report::CheckStatus::kSkip;
+  result.message =
+      fmt::format("not run: the baseline skips it ({}: {})", entry.location, entry.reason);
+  return result;
+}
+
+}  // namespace
+
+std::vector<PlannedCheck> PlanChecks(const std::string& profile,
+                                     const SelectionOptions& selection) {
+  std::vector<const CheckDefinition*> candidates;
+  std::vector<std::string> ids;
+  for (const auto& check : CheckRegistry::Global().checks()) {
+    if (!check.InProfile(profile)) continue;
+    candidates.push_back(&check);
+    ids.push_back(check.id);
+  }
+  std::vector<PlannedCheck> plan;
+  for (const PlannedRun& run : PlanRuns(ids, selection)) {
+    plan.push_back({candidates[run.check_index], run.repetition});
+  }
+  return plan;
+}
+
+Expected<report::ConformReport> RunConform(const ConformOptions& options) {
+  const auto started = Clock::now();
+  const auto started_steady = std::chrono::steady_clock::now();
+  report::ConformReport report;
+  report.tool.version = options.tool_version;
+  report.host = DescribeHost();
+  report.command_line = options.command_line;
+  report.started_at = IsoTimestamp(started);
+  report.profile = options.profile;
+  report.tf_version = std::string(options.settings.generation.id);
+  std::error_code ignored;
+  report.plugin.path = std::filesystem::absolute(options.settings.plugin_path, ignored).string();
+  report.plugin.entry = "SE_InitPlugin";
+  if (auto digest = Sha256OfFile(options.settings.plugin_path)) report.plugin.sha256 = *digest;
+
+  auto facts = Preflight(options.settings, options.timeout, options.isolate);
+  if (!facts) {
+    report.load_error = facts.error().message();
+  } else if (options.settings.device_ordinal >= facts->device_count) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--device {}: the plugin reports {} device(s)",
+                            options.settings.device_ordinal, facts->device_count));
+  } else {
+    report.plugin.abi_vintage = facts->abi_vintage;
+    const auto plan = PlanChecks(options.profile, options.selection);
+    if (options.on_start) options.on_start(plan.size());
+
+    // Checks the baseline skips are not run at all.
+    std::vector<PlannedCheck> to_run;
+    std::vector<size_t> run_positions;
+    report.results.resize(plan.size());
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const BaselineEntry* skip =
+          options.baseline ? FindSkipEntry(*options.baseline, plan[i].check->id, options.today)
+                           : nullptr;
+      if (skip != nullptr) {
+        report.results[i] = SkippedByBaseline(plan[i], *skip);
+        if (options.on_result) options.on_result(report.results[i]);
+      } else {
+        to_run.push_back(plan[i]);
+        run_positions.push_back(i);
+      }
+    }
+    RunnerOptions runner{options.settings, options.jobs, options.timeout, options.isolate,
+                         options.on_result};
+    auto results = RunChecks(to_run, runner);
+    for (size_t i = 0; i < results.size(); ++i) {
+      report.results[run_positions[i]] = std::move(results[i]);
+    }
+    if (options.baseline) ApplyBaseline(*options.baseline, options.today, report.results);
+  }
+  report.summary = report::Summarize(report.results);
+  report.duration_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_steady).count();
+  return report;
+}
+
+}  // namespace sectl::conform

@@ -1,0 +1,334 @@
+// `sectl conform` and `sectl report` end to end, through the executable:
+// isolation of crashing, hanging, exiting and noisy plugins; every faulty
+// plugin caught by exactly its check; selection, sharding, baselines,
+// report formats and exit statuses.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+#include <set>
+
+#include "sectl_process.h"
+
+namespace sectl {
+namespace {
+
+using nlohmann::json;
+using testing::CommandResult;
+using testing::FixturePlugin;
+using testing::ReferencePlugin;
+using testing::RunSectl;
+
+std::string FaultyPlugin(const std::string& fault) {
+  return std::string(SECTL_FAULTY_PLUGIN_DIR) + "/faulty_" + fault + ".so";
+}
+
+class ConformTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() /
+                 ("sectl_conform_test_" + std::to_string(::getpid()) + "_" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+  std::string PathOf(const std::string& name) const { return (directory_ / name).string(); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::ofstream(PathOf(name)) << text;
+    return PathOf(name);
+  }
+  static std::string Read(const std::string& path) {
+    std::ifstream file(path);
+    return {std::istreambuf_iterator<char>(file), {}};
+  }
+
+  std::filesystem::path directory_;
+};
+
+// Runs conform with a JSON report on stdout and parses it.
+json Conform(std::vector<std::string> arguments, int expected_exit) {
+  arguments.insert(arguments.begin(), {"conform", "--report", "json"});
+  const CommandResult result = RunSectl(arguments);
+  EXPECT_EQ(result.exit_code, expected_exit) << result.err << result.out;
+  try {
+    return json::parse(result.out);
+  } catch (const json::exception& error) {
+    ADD_FAILURE() << "stdout is not JSON: " << error.what() << "\n" << result.out;
+    return json::object();
+  }
+}
+
+std::map<std::string, std::string> StatusById(const json& report) {
+  std::map<std::string, std::string> statuses;
+  for (const json& result : report["results"]) {
+    statuses[result["id"].get<std::string>()] = result["status"].get<std::string>();
+  }
+  return statuses;
+}
+
+const json* ResultOf(const json& report, const std::string& id) {
+  for (const json& result : report["results"]) {
+    if (result["id"] == id) return &result;
+  }
+  return nullptr;
+}
+
+TEST(Conform, BothReferencePluginsPassEverything) {
+  for (const std::string& plugin : {std::string(), ReferencePlugin("sectl_minimal")}) {
+    const json report =
+        Conform(plugin.empty() ? std::vector<std::string>{} : std::vector<std::string>{plugin}, 0);
+    EXPECT_EQ(report["schema_version"], 1);
+    EXPECT_TRUE(report["load_error"].is_null());
+    EXPECT_GE(report["results"].size(), 4u);
+    for (const json& result : report["results"]) {
+      EXPECT_EQ(result["status"], "pass") << plugin << ": " << result.dump(2);
+    }
+    EXPECT_EQ(report["summary"]["pass"], report["results"].size());
+  }
+}
+
+// Every faulty plugin is caught by exactly the check its fault targets.
+struct FaultCase {
+  std::string fault;
+  std::string check;
+  std::string status;
+  int exit_code;
+};
+
+void PrintTo(const FaultCase& fault, std::ostream* out) { *out << fault.fault; }
+
+class FaultyPluginTest : public ::testing::TestWithParam<FaultCase> {};
+
+TEST_P(FaultyPluginTest, IsCaughtByExactlyItsCheck) {
+  const FaultCase& fault = GetParam();
+  const json report = Conform({FaultyPlugin(fault.fault)}, fault.exit_code);
+  const auto statuses = StatusById(report);
+  ASSERT_TRUE(statuses.count(fault.check)) << fault.check << " did not run";
+  EXPECT_EQ(statuses.at(fault.check), fault.status) << report.dump(2);
+  for (const auto& [id, status] : statuses) {
+    if (id != fault.check) {
+      EXPECT_EQ(status, "pass") << id << " should not notice " << fault.fault;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, FaultyPluginTest,
+    ::testing::Values(FaultCase{"invalid_platform_name", "registration.init", "fail", 1},
+                      FaultCase{"overwrites_version", "registration.version_fields", "warn", 0},
+                      FaultCase{"no_host_callback", "registration.required_callbacks", "fail", 1},
+                      FaultCase{"corrupt_dtoh", "memcpy.round_trip", "fail", 1}),
+    [](const auto& info) { return info.param.fault; });
+
+TEST(Conform, CrashIsReportedWithTheCallThatNeverReturned) {
+  const json report = Conform({FixturePlugin("memcpy_crash")}, 1);
+  const json* result = ResultOf(report, "memcpy.round_trip");
+  ASSERT_NE(result, nullptr);
+  EXPECT_EQ((*result)["status"], "crash");
+  EXPECT_NE(
+      (*result)["message"].get<std::string>().find("SIGSEGV in SP_StreamExecutor.memcpy_htod"),
+      std::string::npos)
+      << (*result)["message"];
+  ASSERT_FALSE((*result)["journal"].empty());
+  EXPECT_NE((*result)["journal"].back().get<std::string>().find("never returned"),
+            std::string::npos);
+  EXPECT_EQ(report["summary"]["crash"], 1);
+  EXPECT_EQ(report["summary"]["pass"], report["results"].size() - 1);
+}
+
+TEST(Conform, HangIsKilledAndNamed) {
+  const json report = Conform({FixturePlugin("memcpy_hang"), "--timeout", "1"}, 1);
+  const json* result = ResultOf(report, "memcpy.round_trip");
+  ASSERT_NE(result, nullptr);
+  EXPECT_EQ((*result)["status"], "timeout");
+  EXPECT_NE((*result)["message"].get<std::string>().find("in SP_StreamExecutor.memcpy_htod"),
+            std::string::npos);
+}
+
+TEST(Conform, ExitWithoutReportingIsReportedAsSuch) {
+  const json report = Conform({FixturePlugin("memcpy_exit")}, 1);
+  const json* result = ResultOf(report, "memcpy.round_trip");
+  ASSERT_NE(result, nullptr);
+  EXPECT_EQ((*result)["status"], "crash");
+  EXPECT_NE((*result)["message"].get<std::string>().find("exited with status 3 without reporting"),
+            std::string::npos);
+}
+
+TEST(Conform, NoisyPluginKeepsStdoutValidJsonAndItsOutputIsAttached) {
+  const json report = Conform({FixturePlugin("memcpy_noise")}, 0);
+  const json* result = ResultOf(report, "memcpy.round_trip");
+  ASSERT_NE(result, nullptr);
+  EXPECT_NE((*result)["log"].get<std::string>().find("stderr noise"), std::string::npos);
+}
+
+TEST(Conform, UnloadablePluginStillGetsACompleteReport) {
+  for (const auto& [fixture, cause] : std::vector<std::pair<std::string, std::string>>{
+           {"init_fails", "SE_InitPlugin failed: UNAVAILABLE"},
+           {"crash_in_init", "crashed with SIGSEGV in SE_InitPlugin"},
+           {"no_entry_point", "does not export SE_InitPlugin"}}) {
+    const json report = Conform({FixturePlugin(fixture)}, 1);
+    ASSERT_TRUE(report["load_error"].is_string()) << fixture;
+    EXPECT_NE(report["load_error"].get<std::string>().find(cause), std::string::npos)
+        << report["load_error"];
+  }
+}
+
+TEST(Conform, FilterSelectsByGlob) {
+  const json report = Conform({"--filter", "registration.*-*.version_fields"}, 0);
+  std::set<std::string> ids;
+  for (const json& result : report["results"]) ids.insert(result["id"]);
+  EXPECT_EQ(ids, (std::set<std::string>{"registration.init", "registration.required_callbacks"}));
+}
+
+TEST(Conform, ShardsPartitionTheSuite) {
+  std::multiset<std::string> union_of_shards;
+  for (int index = 0; index < 3; ++index) {
+    const json report = Conform({"--shard", std::to_string(index) + "/3"}, 0);
+    for (const json& result : report["results"]) union_of_shards.insert(result["id"]);
+  }
+  const json full_run = Conform({}, 0);
+  std::multiset<std::string> whole;
+  for (const json& result : full_run["results"]) whole.insert(result["id"]);
+  EXPECT_EQ(union_of_shards, whole);
+}
+
+TEST(Conform, RepeatAndShuffleAreReproducible) {
+  const json first = Conform({"--repeat", "3", "--shuffle", "--seed", "42"}, 0);
+  const json second = Conform({"--repeat", "3", "--shuffle", "--seed", "42"}, 0);
+  ASSERT_EQ(first["results"].size(), second["results"].size());
+  std::vector<std::string> order_first;
+  std::vector<std::string> order_second;
+  for (size_t i = 0; i < first["results"].size(); ++i) {
+    order_first.push_back(first["results"][i]["id"].get<std::string>() + "#" +
+                          std::to_string(first["results"][i]["repetition"].get<int>()));
+    order_second.push_back(second["results"][i]["id"].get<std::string>() + "#" +
+                           std::to_string(second["results"][i]["repetition"].get<int>()));
+  }
+  EXPECT_EQ(order_first, order_second);
+  EXPECT_EQ(first["summary"]["pass"], 3 * Conform({}, 0)["results"].size());
+}
+
+TEST(Conform, ListsChecksAsTableAndJson) {
+  const CommandResult table = RunSectl({"conform", "--list"});
+  EXPECT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("memcpy.round_trip"), std::string::npos);
+  const CommandResult listed = RunSectl({"conform", "--list", "--format", "json"});
+  const json checks = json::parse(listed.out);
+  ASSERT_TRUE(checks.is_array());
+  for (const json& check : checks) {
+    EXPECT_TRUE(check.contains("id") && check.contains("severity") && check.contains("source"));
+  }
+}
+
+TEST_F(ConformTest, WritesJunitBesideTheMainReport) {
+  const std::string junit = PathOf("results.xml");
+  const std::string main_report = PathOf("report.json");
+  const CommandResult result = RunSectl({"conform", FaultyPlugin("corrupt_dtoh"), "--report",
+                                         "json", "-o", main_report, "--junit", junit});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_TRUE(result.out.empty());
+  EXPECT_TRUE(json::accept(Read(main_report)));
+  pugi::xml_document document;
+  ASSERT_TRUE(document.load_file(junit.c_str()));
+  const auto suites = document.child("testsuites");
+  EXPECT_EQ(suites.attribute("failures").as_int(), 1);
+  EXPECT_GE(suites.attribute("tests").as_int(), 4);
+  EXPECT_TRUE(suites.find_node([](pugi::xml_node node) {
+    return std::string(node.name()) == "testcase" &&
+           std::string(node.attribute("name").value()) == "memcpy.round_trip" &&
+           node.child("failure");
+  }));
+}
+
+TEST_F(ConformTest, BaselineExcusesKnownFailuresAndReportsFixes) {
+  const std::string baseline = PathOf("baseline.txt");
+  // Start from the failures of a faulty plugin, as a vendor would.
+  const CommandResult first =
+      RunSectl({"conform", FaultyPlugin("corrupt_dtoh"), "--write-baseline", baseline});
+  EXPECT_EQ(first.exit_code, 1);
+  EXPECT_NE(Read(baseline).find("memcpy.round_trip"), std::string::npos);
+
+  const json excused = Conform({FaultyPlugin("corrupt_dtoh"), "--baseline", baseline}, 0);
+  EXPECT_EQ(ResultOf(excused, "memcpy.round_trip")->at("baseline"), "expected");
+
+  const json fixed = Conform({ReferencePlugin("sectl_minimal"), "--baseline", baseline}, 0);
+  EXPECT_EQ(ResultOf(fixed, "memcpy.round_trip")->at("baseline"), "fixed");
+
+  const std::string expired =
+      Write("expired.txt", "fail memcpy.* expires=2020-01-01 fixed long ago, supposedly\n");
+  const json regression = Conform({FaultyPlugin("corrupt_dtoh"), "--baseline", expired}, 1);
+  EXPECT_EQ(ResultOf(regression, "memcpy.round_trip")->at("baseline"), "expired");
+
+  const std::string skipping = Write("skip.txt", "skip memcpy.* no copies on this device\n");
+  const json skipped = Conform({FaultyPlugin("corrupt_dtoh"), "--baseline", skipping}, 0);
+  EXPECT_EQ(ResultOf(skipped, "memcpy.round_trip")->at("status"), "skip");
+}
+
+TEST_F(ConformTest, MalformedBaselineIsAUsageErrorWithFileAndLine) {
+  const std::string baseline = Write("bad.txt", "# comment\nfial memcpy.* typo in the kind\n");
+  const CommandResult result = RunSectl({"conform", "--baseline", baseline});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_TRUE(result.out.empty());
+  EXPECT_NE(result.err.find(baseline + ":2:"), std::string::npos) << result.err;
+}
+
+TEST_F(ConformTest, ReportMergesShardsAndRefusesMixedPlugins) {
+  std::vector<std::string> shards;
+  for (int index = 0; index < 2; ++index) {
+    shards.push_back(PathOf("shard" + std::to_string(index) + ".json"));
+    const CommandResult run =
+        RunSectl({"conform", FaultyPlugin("corrupt_dtoh"), "--report", "json", "--shard",
+                  std::to_string(index) + "/2", "-o", shards.back()});
+    EXPECT_NE(run.exit_code, 2) << run.err;
+  }
+  const CommandResult merged = RunSectl({"report", shards[0], shards[1], "--report", "json"});
+  EXPECT_EQ(merged.exit_code, 1) << merged.err;
+  const json whole = json::parse(merged.out);
+  const json direct = Conform({FaultyPlugin("corrupt_dtoh")}, 1);
+  EXPECT_EQ(whole["summary"], direct["summary"]);
+  const CommandResult table = RunSectl({"report", shards[0], shards[1]});
+  EXPECT_NE(table.out.find("memcpy.round_trip"), std::string::npos);
+
+  const std::string other = PathOf("other.json");
+  (void)RunSectl({"conform", "--report", "json", "-o", other});
+  const CommandResult mixed = RunSectl({"report", shards[0], other});
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("different plugins"), std::string::npos) << mixed.err;
+}
+
+TEST(Conform, InProcessIsolationRunsTheSameChecks) {
+  const json report = Conform({"--isolation", "none", ReferencePlugin("sectl_minimal")}, 0);
+  EXPECT_EQ(report["summary"]["pass"], report["results"].size());
+}
+
+TEST(Conform, UsageErrorsExitTwo) {
+  for (const std::vector<std::string>& arguments :
+       {std::vector<std::string>{"conform", "--shard", "3/2"},
+        std::vector<std::string>{"conform", "--device", "7"},
+        std::vector<std::string>{"conform", "--report", "yaml"},
+        std::vector<std::string>{"conform", "--repeat", "0"},
+        std::vector<std::string>{"conform", "--filter", "a::b"},
+        std::vector<std::string>{"report", "/nonexistent.json"}}) {
+    const CommandResult result = RunSectl(arguments);
+    EXPECT_EQ(result.exit_code, 2) << arguments[1] << ": " << result.err;
+    EXPECT_EQ(result.err.rfind("sectl: error: ", 0), 0u) << result.err;
+  }
+}
+
+TEST(Conform, ShardFromGoogleTestEnvironment) {
+  ::setenv("GTEST_TOTAL_SHARDS", "2", 1);
+  ::setenv("GTEST_SHARD_INDEX", "1", 1);
+  const json second_half = Conform({}, 0);
+  ::unsetenv("GTEST_TOTAL_SHARDS");
+  ::unsetenv("GTEST_SHARD_INDEX");
+  const json whole = Conform({}, 0);
+  EXPECT_LT(second_half["results"].size(), whole["results"].size());
+  EXPECT_GT(second_half["results"].size(), 0u);
+}
+
+}  // namespace
+}  // namespace sectl

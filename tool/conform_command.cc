@@ -1,0 +1,234 @@
+#include "tool/conform_command.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "abi/host_generations.h"
+#include "base/atomic_file.h"
+#include "conform/baseline.h"
+#include "conform/check_registry.h"
+#include "conform/run_conform.h"
+#include "loader/plugin_library.h"
+#include "report/conform_json.h"
+#include "report/conform_junit.h"
+#include "report/conform_table.h"
+#include "tool/bundled_plugin.h"
+#include "tool/exit_codes.h"
+#include "tool/report_output.h"
+
+namespace sectl::tool {
+namespace {
+
+int UsageError(const std::string& message) {
+  std::fflush(stdout);
+  fmt::print(stderr, "sectl: error: {}\n", message);
+  return kExitUsageOrInternal;
+}
+
+std::vector<std::string> HostGenerationIds() {
+  std::vector<std::string> ids;
+  for (const auto& generation : abi::AllHostGenerations()) ids.emplace_back(generation.id);
+  return ids;
+}
+
+// The shard: --shard wins over the environment GoogleTest users set.
+Expected<conform::Shard> ChooseShard(const std::string& flag) {
+  if (!flag.empty()) return conform::ParseShard(flag);
+  auto from_environment = conform::ShardFromEnvironment(std::getenv("GTEST_TOTAL_SHARDS"),
+                                                        std::getenv("GTEST_SHARD_INDEX"));
+  if (!from_environment) return tl::unexpected(from_environment.error());
+  return from_environment->value_or(conform::Shard{});
+}
+
+int ListChecks(const ConformCommandOptions& options, const conform::SelectionOptions& selection) {
+  const auto plan = conform::PlanChecks(options.profile, selection);
+  std::string text;
+  if (options.list_format == "json") {
+    nlohmann::ordered_json checks = nlohmann::ordered_json::array();
+    for (const auto& planned : plan) {
+      if (planned.repetition > 0) continue;
+      const auto& check = *planned.check;
+      checks.push_back({{"id", check.id},
+                        {"title", check.title},
+                        {"area", check.area()},
+                        {"severity", report::SeverityName(check.severity)},
+                        {"profiles", check.profiles},
+                        {"source", fmt::format("{}:{}", check.file, check.line)}});
+    }
+    text = checks.dump(2) + "\n";
+  } else {
+    for (const auto& planned : plan) {
+      if (planned.repetition > 0) continue;
+      const auto& check = *planned.check;
+      text += fmt::format("{:<36} {:<12} {}\n", check.id, report::SeverityName(check.severity),
+                          check.title);
+    }
+  }
+  auto written = WriteReport(options.output, text);
+  if (!written) return UsageError(written.error().message());
+  return kExitSuccess;
+}
+
+// A one-line progress display on a terminal's stderr.
+class Progress {
+ public:
+  Progress() : enabled_(::isatty(STDERR_FILENO) != 0) {}
+  void Start(size_t planned) { planned_ = planned; }
+  void Finished(const report::CheckResult& result) {
+    ++done_;
+    if (!enabled_) return;
+    fmt::print(stderr, "\r\033[K[{}/{}] {} {}", done_, planned_, report::StatusName(result.status),
+               result.id);
+    if (done_ == planned_) fmt::print(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  size_t planned_ = 0;
+  size_t done_ = 0;
+};
+
+std::string Render(const report::ConformReport& report, const std::string& format, bool color,
+                   bool verbose) {
+  if (format == "json") return report::ConformReportToJson(report);
+  if (format == "junit") return report::RenderConformJunit(report);
+  return report::RenderConformTable(report, {.color = color, .verbose = verbose});
+}
+
+}  // namespace
+
+CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
+  auto* conform = app.add_subcommand(
+      "conform",
+      "Run the conformance suite on a plugin, each check in its own process. Exit status 1 if a "
+      "required check fails, crashes or times out (after the baseline), or the plugin cannot be "
+      "loaded.");
+  conform->add_option("plugin", options.plugin,
+                      "Plugin file (.so). Default: the bundled cpu reference plugin");
+  conform->add_option("--report", options.report_format, "Report format")
+      ->check(CLI::IsMember({"table", "json", "junit"}))
+      ->capture_default_str();
+  conform->add_option("-o,--output", options.output, "Write the report to FILE (atomically)");
+  conform->add_option("--junit", options.junit_output, "Also write a JUnit XML report to FILE");
+  conform->add_option("--filter", options.filter,
+                      "Checks to run, GoogleTest syntax: POSITIVE[-NEGATIVE], ':'-separated "
+                      "globs, e.g. 'memcpy.*:registration.*-*.slow'");
+  conform->add_option("-j,--jobs", options.jobs, "Checks run at once (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
+  conform->add_option("--repeat", options.repeat, "Run each check N times")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  conform->add_flag("--shuffle", options.shuffle, "Run the checks in random order");
+  conform->add_option("--seed", options.seed, "Seed for --shuffle (printed when chosen at random)");
+  conform->add_option("--shard", options.shard,
+                      "Run shard I of N (0-based, e.g. 1/4); default from GTEST_SHARD_INDEX and "
+                      "GTEST_TOTAL_SHARDS");
+  conform
+      ->add_option("--tf-version", options.tf_version,
+                   "TensorFlow host generation whose requirements apply")
+      ->check(CLI::IsMember(HostGenerationIds()))
+      ->capture_default_str();
+  conform->add_option("--device", options.device, "Device ordinal under test")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  conform
+      ->add_option("--timeout", options.timeout_seconds,
+                   "Seconds before a check is killed and reported as timeout")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  conform
+      ->add_option("--isolation", options.isolation,
+                   "A process per check, or none (in sectl itself, for debugging)")
+      ->check(CLI::IsMember({"process", "none"}))
+      ->capture_default_str();
+  conform->add_option("--baseline", options.baseline,
+                      "Known failures, flakes and skips (see the README for the format)");
+  conform->add_option("--write-baseline", options.write_baseline,
+                      "Write the current failures to FILE as a starting baseline");
+  conform->add_flag("--list", options.list, "List the selected checks instead of running them");
+  conform->add_option("--format", options.list_format, "Format of --list")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  conform->add_flag("--lazy", options.lazy, "Bind the plugin's symbols lazily (RTLD_LAZY)");
+  conform->add_option("--profile", options.profile, "Which suite to run")
+      ->check(CLI::IsMember(conform::CheckRegistry::Global().Profiles()))
+      ->capture_default_str();
+  conform->add_flag("-v,--verbose", options.verbose, "Show every result's message in the table");
+  return conform;
+}
+
+int RunConformCommand(const ConformCommandOptions& options) {
+  conform::SelectionOptions selection;
+  auto filter = conform::CheckFilter::Parse(options.filter);
+  if (!filter) return UsageError(fmt::format("--filter: {}", filter.error().message()));
+  selection.filter = *filter;
+  auto shard = ChooseShard(options.shard);
+  if (!shard) return UsageError(shard.error().message());
+  selection.shard = *shard;
+  selection.repeat = options.repeat;
+  selection.shuffle = options.shuffle;
+  selection.seed = options.seed.value_or(conform::RandomSeed());
+  if (options.shuffle && !options.seed) {
+    fmt::print(stderr, "sectl: shuffling with --seed {}\n", selection.seed);
+  }
+  if (options.list) return ListChecks(options, selection);
+
+  conform::ConformOptions run;
+  if (options.plugin.empty()) {
+    auto bundled = BundledPluginPath("sectl_cpu");
+    if (!bundled) return UsageError(bundled.error().message());
+    run.settings.plugin_path = *bundled;
+  } else {
+    run.settings.plugin_path = loader::PluginPathFromArgument(options.plugin);
+  }
+  run.settings.lazy = options.lazy;
+  run.settings.generation = *abi::FindHostGeneration(options.tf_version);
+  run.settings.device_ordinal = options.device;
+  if (!options.baseline.empty()) {
+    auto baseline = conform::LoadBaseline(options.baseline);
+    if (!baseline) return UsageError(baseline.error().message());
+    run.baseline = std::move(*baseline);
+  }
+  run.profile = options.profile;
+  run.selection = selection;
+  run.jobs = options.jobs > 0 ? options.jobs
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
+  run.isolate = options.isolation != "none";
+  run.command_line = options.command_line;
+  run.tool_version = SECTL_VERSION;
+  Progress progress;
+  run.on_start = [&](size_t planned) { progress.Start(planned); };
+  run.on_result = [&](const report::CheckResult& result) { progress.Finished(result); };
+
+  auto outcome = conform::RunConform(run);
+  if (!outcome) return UsageError(outcome.error().message());
+  const report::ConformReport& report = *outcome;
+
+  const bool to_terminal = options.output.empty() || options.output == "-";
+  auto written = WriteReport(
+      options.output,
+      Render(report, options.report_format, to_terminal && StdoutWantsColor(), options.verbose));
+  if (!written) return UsageError(written.error().message());
+  if (!options.junit_output.empty()) {
+    auto junit = WriteFileAtomically(options.junit_output, report::RenderConformJunit(report));
+    if (!junit) return UsageError(junit.error().message());
+  }
+  if (!options.write_baseline.empty()) {
+    auto baseline = WriteFileAtomically(options.write_baseline,
+                                        conform::WriteBaseline(report.results, run.today));
+    if (!baseline) return UsageError(baseline.error().message());
+  }
+
+  if (report.load_error) return kExitPluginProblem;
+  if (report.summary.error > 0) return kExitUsageOrInternal;
+  return report::IsConformant(report) ? kExitSuccess : kExitPluginProblem;
+}
+
+}  // namespace sectl::tool

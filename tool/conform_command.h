@@ -1,0 +1,41 @@
+// `sectl conform [PLUGIN]`: run the conformance suite, isolated, and report.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sectl::tool {
+
+struct ConformCommandOptions {
+  std::string plugin;  // empty: the bundled cpu plugin
+  std::string report_format = "table";
+  std::string output;
+  std::string junit_output;
+  std::string filter;
+  std::string shard;
+  std::string tf_version = "latest";
+  std::string isolation = "process";
+  std::string baseline;
+  std::string write_baseline;
+  std::string list_format = "table";
+  std::string profile = "tensorflow";
+  std::vector<std::string> command_line;
+  std::optional<uint64_t> seed;
+  double timeout_seconds = 30;
+  int jobs = 0;  // 0: one per core
+  int repeat = 1;
+  int device = 0;
+  bool shuffle = false;
+  bool list = false;
+  bool lazy = false;
+  bool verbose = false;
+};
+
+CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options);
+
+int RunConformCommand(const ConformCommandOptions& options);
+
+}  // namespace sectl::tool

@@ -1,0 +1,79 @@
+#include "tool/report_command.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "report/conform_json.h"
+#include "report/conform_junit.h"
+#include "report/conform_table.h"
+#include "report/merge_reports.h"
+#include "tool/exit_codes.h"
+#include "tool/report_output.h"
+
+namespace sectl::tool {
+namespace {
+
+int Failure(const std::string& message) {
+  std::fflush(stdout);
+  fmt::print(stderr, "sectl: error: {}\n", message);
+  return kExitUsageOrInternal;
+}
+
+Expected<report::ConformReport> ReadReport(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Fail(ErrorCode::kNotFound, fmt::format("{}: cannot be read", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  auto parsed = report::ConformReportFromJson(text.str());
+  if (!parsed) return tl::unexpected(parsed.error().WithContext(path));
+  return parsed;
+}
+
+}  // namespace
+
+CLI::App* AddReportCommand(CLI::App& app, ReportCommandOptions& options) {
+  auto* report = app.add_subcommand(
+      "report",
+      "Re-render saved `sectl conform --report json` reports, merging several (shards, machines) "
+      "into one. Exit status 1 if the merged result is not conformant.");
+  report->add_option("reports", options.inputs, "JSON reports written by sectl conform")
+      ->required()
+      ->check(CLI::ExistingFile);
+  report->add_option("--report", options.format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "junit"}))
+      ->capture_default_str();
+  report->add_option("-o,--output", options.output, "Write to FILE (atomically)");
+  report->add_flag("-v,--verbose", options.verbose, "Show every result's message in the table");
+  return report;
+}
+
+int RunReportCommand(const ReportCommandOptions& options) {
+  std::vector<report::ConformReport> reports;
+  for (const auto& path : options.inputs) {
+    auto parsed = ReadReport(path);
+    if (!parsed) return Failure(parsed.error().message());
+    reports.push_back(std::move(*parsed));
+  }
+  auto merged = report::MergeReports(std::move(reports));
+  if (!merged) return Failure(merged.error().message());
+
+  const bool to_terminal = options.output.empty() || options.output == "-";
+  std::string text;
+  if (options.format == "json") {
+    text = report::ConformReportToJson(*merged);
+  } else if (options.format == "junit") {
+    text = report::RenderConformJunit(*merged);
+  } else {
+    text = report::RenderConformTable(
+        *merged, {.color = to_terminal && StdoutWantsColor(), .verbose = options.verbose});
+  }
+  if (auto written = WriteReport(options.output, text); !written) {
+    return Failure(written.error().message());
+  }
+  return report::IsConformant(*merged) ? kExitSuccess : kExitPluginProblem;
+}
+
+}  // namespace sectl::tool
