@@ -136,6 +136,12 @@ TEST(Conform, CrashIsReportedWithTheCallThatNeverReturned) {
   ASSERT_FALSE((*result)["journal"].empty());
   EXPECT_NE((*result)["journal"].back().get<std::string>().find("never returned"),
             std::string::npos);
+  ASSERT_TRUE((*result)["details"].contains("backtrace"));
+  bool plugin_frame = false;
+  for (const json& frame : (*result)["details"]["backtrace"]) {
+    if (frame.get<std::string>().find("memcpy_crash.so") != std::string::npos) plugin_frame = true;
+  }
+  EXPECT_TRUE(plugin_frame) << (*result)["details"].dump(2);
   EXPECT_EQ(report["summary"]["crash"], 1);
   EXPECT_EQ(report["summary"]["pass"], report["results"].size() - 1);
 }

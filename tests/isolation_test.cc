@@ -93,6 +93,27 @@ TEST(ChildProcess, TruncatesFloodsOfOutput) {
   EXPECT_TRUE(result->output_truncated);
 }
 
+TEST(ChildProcess, ACrashLeavesABacktraceAfterTheMarker) {
+  auto result = RunInChildProcess(
+      [](int) {
+        std::printf("before the crash\n");
+        std::fflush(stdout);
+        ::raise(SIGSEGV);
+        return 0;
+      },
+      {});
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(SignalName(result->signal), "SIGSEGV");
+  const SplitOutput split = SplitBacktrace(result->output);
+  EXPECT_EQ(split.plugin_output, "before the crash\n");
+  ASSERT_FALSE(split.backtrace.empty());
+  bool demangled = false;
+  for (const auto& frame : split.backtrace) {
+    if (frame.find("sectl::isolation::") != std::string::npos) demangled = true;
+  }
+  EXPECT_TRUE(demangled) << split.backtrace.front();
+}
+
 TEST(SharedMemory, TheParentReadsTheJournalOfACrashedChild) {
   auto region = SharedObject<host::JournalRegion>::Create();
   ASSERT_TRUE(region.has_value());

@@ -53,9 +53,9 @@ std::optional<CheckOutcome> DecodeOutcome(const std::string& text) {
   }
 }
 
-std::string TruncatedLog(const isolation::ChildResult& child) {
-  std::string log = child.output.substr(0, kMaxLogBytes);
-  if (child.output.size() > kMaxLogBytes || child.output_truncated) log += "\n[... truncated]";
+std::string TruncatedLog(const std::string& output, bool truncated) {
+  std::string log = output.substr(0, kMaxLogBytes);
+  if (output.size() > kMaxLogBytes || truncated) log += "\n[... truncated]";
   return log;
 }
 
@@ -63,7 +63,9 @@ std::string TruncatedLog(const isolation::ChildResult& child) {
 void Interpret(const isolation::ChildResult& child, const host::Journal& journal,
                std::chrono::milliseconds timeout, CheckResult& result) {
   result.duration_s = child.seconds;
-  result.log = TruncatedLog(child);
+  auto output = isolation::SplitBacktrace(child.output);
+  result.log = TruncatedLog(output.plugin_output, child.output_truncated);
+  if (!output.backtrace.empty()) result.details["backtrace"] = output.backtrace;
   switch (child.end) {
     case isolation::ChildEnd::kTimedOut:
       result.status = CheckStatus::kTimeout;

@@ -1,5 +1,7 @@
 #include "isolation/child_process.h"
 
+#include <cxxabi.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -9,7 +11,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <utility>
 
 namespace sectl::isolation {
@@ -38,9 +42,41 @@ bool DrainInto(int fd, std::string& sink, size_t limit, bool* truncated) {
   }
 }
 
-[[noreturn]] void RunChild(const std::function<int(int)>& body, int result_fd, int output_fd) {
+// Writes the marker and a backtrace to stderr, then dies of the same signal.
+// backtrace() is not formally async-signal-safe; it was called once at
+// set-up so that nothing is loaded here, which is the usual practice of
+// crash handlers. The process is dying either way.
+void WriteBacktraceAndDie(int signal) {
+  constexpr int kMaxFrames = 64;
+  std::array<void*, kMaxFrames> frames{};
+  const int count = ::backtrace(frames.data(), kMaxFrames);
+  (void)!::write(STDERR_FILENO, kBacktraceMarker.data(), kBacktraceMarker.size());
+  ::backtrace_symbols_fd(frames.data(), count, STDERR_FILENO);
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
+void InstallCrashHandlers() {
+  // An alternate stack, so that a stack overflow can still be reported.
+  static std::array<char, size_t{64} * 1024> alternate_stack{};
+  stack_t stack{};
+  stack.ss_sp = alternate_stack.data();
+  stack.ss_size = alternate_stack.size();
+  ::sigaltstack(&stack, nullptr);
+  std::array<void*, 1> warm_up{};
+  ::backtrace(warm_up.data(), 1);
+  struct sigaction action {};
+  action.sa_handler = WriteBacktraceAndDie;
+  action.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  for (int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+    ::sigaction(signal, &action, nullptr);
+}
+
+[[noreturn]] void RunChild(const std::function<int(int)>& body, const ChildOptions& options,
+                           int result_fd, int output_fd) {
   // Own process group, so a plugin that forks is killed with its child.
   ::setpgid(0, 0);
+  if (options.backtrace_on_crash) InstallCrashHandlers();
   ::signal(SIGPIPE, SIG_IGN);
   ::dup2(output_fd, STDOUT_FILENO);
   ::dup2(output_fd, STDERR_FILENO);
@@ -74,6 +110,35 @@ std::string SignalName(int signal) {
   return fmt::format("signal {}", signal);
 }
 
+// "lib.so(_ZN5sectl4host...+0x93)[0x55c0]" with the C++ name demangled.
+std::string DemangleFrame(const std::string& frame) {
+  const auto open = frame.find('(');
+  const auto plus = frame.find('+', open == std::string::npos ? 0 : open);
+  if (open == std::string::npos || plus == std::string::npos || plus == open + 1) return frame;
+  const std::string mangled = frame.substr(open + 1, plus - open - 1);
+  int status = -1;
+  std::unique_ptr<char, decltype(&std::free)> name(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
+  if (status != 0 || !name) return frame;
+  return frame.substr(0, open + 1) + name.get() + frame.substr(plus);
+}
+
+SplitOutput SplitBacktrace(const std::string& output) {
+  SplitOutput split;
+  const auto marker = output.find(kBacktraceMarker);
+  split.plugin_output = output.substr(0, marker);
+  if (marker == std::string::npos) return split;
+  size_t line_start = marker + kBacktraceMarker.size();
+  while (line_start < output.size()) {
+    size_t line_end = output.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = output.size();
+    if (line_end > line_start)
+      split.backtrace.push_back(DemangleFrame(output.substr(line_start, line_end - line_start)));
+    line_start = line_end + 1;
+  }
+  return split;
+}
+
 Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd)>& body,
                                            const ChildOptions& options) {
   std::array<int, 2> result_pipe{-1, -1};
@@ -93,7 +158,7 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   if (pid == 0) {
     ::close(result_pipe[0]);
     ::close(output_pipe[0]);
-    RunChild(body, result_pipe[1], output_pipe[1]);
+    RunChild(body, options, result_pipe[1], output_pipe[1]);
   }
   ::close(result_pipe[1]);
   ::close(output_pipe[1]);

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/error.h"
@@ -23,7 +24,21 @@ namespace sectl::isolation {
 struct ChildOptions {
   std::chrono::milliseconds timeout{30'000};
   size_t max_captured_output = size_t{64} * 1024;  // of the child's stdout + stderr
+  // On a crash signal, the child writes a backtrace into its output after
+  // kBacktraceMarker, then dies of the same signal.
+  bool backtrace_on_crash = true;
 };
+
+// The line that introduces a crashed child's backtrace in its output.
+inline constexpr std::string_view kBacktraceMarker = "sectl: backtrace of the crash:\n";
+
+// Splits a child's output into what the plugin printed and the backtrace
+// lines written after kBacktraceMarker (empty when there is none).
+struct SplitOutput {
+  std::string plugin_output;
+  std::vector<std::string> backtrace;
+};
+SplitOutput SplitBacktrace(const std::string& output);
 
 enum class ChildEnd {
   kExited,    // returned from its body or called exit()

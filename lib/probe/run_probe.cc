@@ -31,8 +31,9 @@ Error DecodeError(const std::string& text) {
   }
 }
 
-std::string PluginOutputTail(const std::string& output) {
+std::string PluginOutputTail(const std::string& captured) {
   constexpr size_t kTail = 200;
+  const std::string output = isolation::SplitBacktrace(captured).plugin_output;
   std::string tail = output.size() > kTail ? output.substr(output.size() - kTail) : output;
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   for (char& c : tail) {
@@ -93,7 +94,7 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
   }
   auto report = ProbeReportFromJson(child->result);
   if (!report) return tl::unexpected(report.error().WithContext("reading the probe's report"));
-  report->plugin_output = std::move(child->output);
+  report->plugin_output = isolation::SplitBacktrace(child->output).plugin_output;
   return report;
 }
 
