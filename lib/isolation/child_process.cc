@@ -4,6 +4,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,8 +22,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How often a parent waiting on pipes wakes up anyway: a grandchild may hold
-// the pipes open after the child itself is gone, and deadlines must be seen.
+// How often a parent waiting on a child wakes up anyway, to see deadlines.
+// The child's exit itself wakes it through a pidfd, so this bounds only how
+// late a timeout is noticed (and the wait where the kernel has no pidfd).
 constexpr int kPollIntervalMilliseconds = 20;
 
 // Reads what is available without blocking; false at end of file.
@@ -177,6 +179,9 @@ ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, const ChildO
     : pid_(pid),
       result_fd_(result_fd),
       output_fd_(output_fd),
+      // A pidfd makes the child's exit wake poll(2) at once: waiting on the
+      // pipes alone, an exit after the pipes close would wait out an interval.
+      pid_fd_(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))),
       options_(options),
       started_(Clock::now()) {}
 
@@ -184,6 +189,7 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
       result_fd_(std::exchange(other.result_fd_, -1)),
       output_fd_(std::exchange(other.output_fd_, -1)),
+      pid_fd_(std::exchange(other.pid_fd_, -1)),
       options_(other.options_),
       started_(other.started_),
       finished_(std::exchange(other.finished_, true)),
@@ -198,29 +204,32 @@ ChildProcess::~ChildProcess() {
   CloseDescriptors();
 }
 
+void ChildProcess::CloseDescriptor(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
 void ChildProcess::CloseDescriptors() {
-  for (int* fd : {&result_fd_, &output_fd_}) {
-    if (*fd >= 0) ::close(*fd);
-    *fd = -1;
-  }
+  CloseDescriptor(result_fd_);
+  CloseDescriptor(output_fd_);
+  CloseDescriptor(pid_fd_);
 }
 
 std::vector<pollfd> ChildProcess::PollDescriptors() const {
   std::vector<pollfd> descriptors;
   if (result_fd_ >= 0) descriptors.push_back({result_fd_, POLLIN, 0});
   if (output_fd_ >= 0) descriptors.push_back({output_fd_, POLLIN, 0});
+  if (pid_fd_ >= 0) descriptors.push_back({pid_fd_, POLLIN, 0});
   return descriptors;
 }
 
 void ChildProcess::Drain() {
   if (result_fd_ >= 0 && !DrainInto(result_fd_, result_.result, SIZE_MAX, nullptr)) {
-    ::close(result_fd_);
-    result_fd_ = -1;
+    CloseDescriptor(result_fd_);
   }
   if (output_fd_ >= 0 && !DrainInto(output_fd_, result_.output, options_.max_captured_output,
                                     &result_.output_truncated)) {
-    ::close(output_fd_);
-    output_fd_ = -1;
+    CloseDescriptor(output_fd_);
   }
 }
 

@@ -84,12 +84,14 @@ class ChildProcess {
 
  private:
   ChildProcess(pid_t pid, int result_fd, int output_fd, const ChildOptions& options);
+  void CloseDescriptor(int& fd);
   void Drain();
   void CloseDescriptors();
 
   pid_t pid_;
   int result_fd_;
   int output_fd_;
+  int pid_fd_;  // readable once the child has exited; -1 where the kernel has no pidfd
   ChildOptions options_;
   std::chrono::steady_clock::time_point started_;
   bool finished_ = false;
