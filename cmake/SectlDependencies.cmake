@@ -17,6 +17,18 @@ sectl_require_package(tl-expected libexpected-dev CONFIG)
 sectl_require_package(OpenSSL libssl-dev)
 sectl_require_package(pugixml libpugixml-dev CONFIG)
 sectl_require_package(Threads libc6-dev)
+# utf8proc ships only pkg-config metadata. find_package(PkgConfig) must run
+# in this scope (not inside the function above) for pkg_check_modules.
+find_package(PkgConfig QUIET)
+if(NOT PkgConfig_FOUND)
+  message(FATAL_ERROR "sectl needs pkg-config, which was not found. "
+    "On Debian or Ubuntu install it with: apt-get install pkg-config")
+endif()
+pkg_check_modules(utf8proc QUIET IMPORTED_TARGET libutf8proc)
+if(NOT utf8proc_FOUND)
+  message(FATAL_ERROR "sectl needs utf8proc, which was not found. "
+    "On Debian or Ubuntu install it with: apt-get install libutf8proc-dev")
+endif()
 if(SECTL_BUILD_TESTS)
   sectl_require_package(GTest libgtest-dev)
 endif()

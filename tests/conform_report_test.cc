@@ -16,6 +16,7 @@
 
 #include "report/conform_json.h"
 #include "report/conform_junit.h"
+#include "base/text.h"
 #include "report/conform_table.h"
 #include "report/merge_reports.h"
 #include "sectl_process.h"

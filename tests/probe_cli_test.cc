@@ -143,6 +143,13 @@ TEST(ProbeCommand, FindingTensorFlowWouldRejectExitsOne) {
   EXPECT_EQ(report["findings"][0]["severity"], "error");
 }
 
+TEST(ProbeCommand, PluginTextCannotDriveTheTerminal) {
+  const CommandResult result = RunSectl({"probe", FixturePlugin("escape_sequences")});
+  EXPECT_EQ(result.exit_code, 1) << result.err;  // the name is invalid for TensorFlow
+  EXPECT_EQ(result.out.find('\x1b'), std::string::npos);
+  EXPECT_NE(result.out.find("EVIL\\x1b[2J\\x1b[31m"), std::string::npos) << result.out;
+}
+
 TEST(ProbeCommand, PluginOutputNeverReachesStdout) {
   const json report = ProbeJson({FixturePlugin("noisy")});
   EXPECT_EQ(report["platform"]["name"], "SECTL_MINIMAL");

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "base/text.h"
+
 namespace sectl::probe {
 namespace {
 
@@ -36,8 +38,10 @@ class Writer {
     if (!text_.empty()) text_ += "\n";
     text_ += Bold(title) + "\n";
   }
+  // Values may hold plugin text (names, messages): escaped, so a plugin
+  // cannot drive the terminal.
   void Row(std::string_view key, std::string_view value) {
-    text_ += fmt::format("  {:<{}} {}\n", key, kKeyWidth, value);
+    text_ += fmt::format("  {:<{}} {}\n", key, kKeyWidth, EscapeControlCharacters(value));
   }
   void Line(std::string_view line) { text_ += fmt::format("  {}\n", line); }
   std::string Bold(std::string_view text) const {
@@ -157,7 +161,8 @@ std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style)
   out.Section("Findings");
   if (report.findings.empty()) out.Line("none");
   for (const auto& finding : report.findings) {
-    out.Line(fmt::format("{} {}: {}", out.Severity(finding.severity), finding.id, finding.message));
+    out.Line(fmt::format("{} {}: {}", out.Severity(finding.severity), finding.id,
+                         EscapeControlCharacters(finding.message)));
   }
   return out.Take();
 }

@@ -21,11 +21,6 @@ constexpr std::string_view kKind = "sectl.conform";
 
 // Every value of the enums whose names the document holds, for reading
 // names back and for saying which names are accepted.
-constexpr CheckSeverity kAllSeverities[] = {CheckSeverity::kRequired, CheckSeverity::kRecommended,
-                                            CheckSeverity::kInfo};
-constexpr BaselineVerdict kAllVerdicts[] = {BaselineVerdict::kNone, BaselineVerdict::kExpected,
-                                            BaselineVerdict::kRegression, BaselineVerdict::kFixed,
-                                            BaselineVerdict::kExpired};
 
 // ---------------------------------------------------------------------------
 // Writing

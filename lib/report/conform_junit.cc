@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "report/conform_table.h"
+#include "base/text.h"
 
 namespace sectl::report {
 namespace {

@@ -44,8 +44,7 @@ std::string_view SeverityName(CheckSeverity severity) {
 }
 
 std::optional<CheckSeverity> ParseSeverity(std::string_view name) {
-  for (CheckSeverity severity :
-       {CheckSeverity::kRequired, CheckSeverity::kRecommended, CheckSeverity::kInfo}) {
+  for (CheckSeverity severity : kAllSeverities) {
     if (SeverityName(severity) == name) return severity;
   }
   return std::nullopt;
@@ -73,9 +72,7 @@ std::string_view BaselineVerdictName(BaselineVerdict verdict) {
 }
 
 std::optional<BaselineVerdict> ParseBaselineVerdict(std::string_view name) {
-  for (BaselineVerdict verdict :
-       {BaselineVerdict::kNone, BaselineVerdict::kExpected, BaselineVerdict::kRegression,
-        BaselineVerdict::kFixed, BaselineVerdict::kExpired}) {
+  for (BaselineVerdict verdict : kAllVerdicts) {
     if (BaselineVerdictName(verdict) == name) return verdict;
   }
   return std::nullopt;

@@ -40,6 +40,8 @@ enum class CheckSeverity {
 };
 
 std::string_view SeverityName(CheckSeverity severity);  // "required", ...
+inline constexpr CheckSeverity kAllSeverities[] = {
+    CheckSeverity::kRequired, CheckSeverity::kRecommended, CheckSeverity::kInfo};
 std::optional<CheckSeverity> ParseSeverity(std::string_view name);
 
 // A failing required check makes the plugin non-conformant: fail, crash or
@@ -56,6 +58,9 @@ enum class BaselineVerdict {
 };
 
 std::string_view BaselineVerdictName(BaselineVerdict verdict);  // "", "expected", ...
+inline constexpr BaselineVerdict kAllVerdicts[] = {
+    BaselineVerdict::kNone, BaselineVerdict::kExpected, BaselineVerdict::kRegression,
+    BaselineVerdict::kFixed, BaselineVerdict::kExpired};
 std::optional<BaselineVerdict> ParseBaselineVerdict(std::string_view name);
 
 struct CheckResult {

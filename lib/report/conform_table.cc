@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/text.h"
+
 namespace sectl::report {
 namespace {
 
@@ -18,44 +20,6 @@ constexpr size_t kShownHashLength = 12;              // enough to tell builds ap
 
 // ---------------------------------------------------------------------------
 // Text from plugins
-
-struct CodePoint {
-  char32_t value = 0;
-  size_t length = 0;  // bytes; 0 when `text` does not start with valid UTF-8
-};
-
-// Decodes the UTF-8 sequence at the start of non-empty `text`, refusing
-// overlong forms, surrogates and values past U+10FFFF.
-CodePoint DecodeUtf8(std::string_view text) {
-  // A lead byte's high bits say how long its sequence is; the rest are the
-  // value's first bits.
-  struct Form {
-    unsigned char mask;
-    unsigned char marker;
-    size_t length;
-    char32_t smallest;  // anything less has a shorter form
-  };
-  constexpr Form kForms[] = {
-      {0xE0, 0xC0, 2, 0x80}, {0xF0, 0xE0, 3, 0x800}, {0xF8, 0xF0, 4, 0x10000}};
-
-  const auto lead = static_cast<unsigned char>(text[0]);
-  if (lead < 0x80) return {lead, 1};
-  const auto* form = std::find_if(std::begin(kForms), std::end(kForms),
-                                  [lead](const Form& f) { return (lead & f.mask) == f.marker; });
-  if (form == std::end(kForms) || text.size() < form->length) return {};
-  char32_t value = lead & static_cast<unsigned char>(~form->mask);
-  for (size_t i = 1; i < form->length; ++i) {
-    const auto next = static_cast<unsigned char>(text[i]);
-    if ((next & 0xC0U) != 0x80U) return {};
-    value = (value << 6U) | (next & 0x3FU);
-  }
-  const bool surrogate = value >= 0xD800 && value <= 0xDFFF;
-  if (value < form->smallest || value > 0x10FFFF || surrogate) return {};
-  return {value, form->length};
-}
-
-// C0 and C1 controls and DEL: what a terminal may act on.
-bool IsControl(char32_t value) { return value < 0x20 || (value >= 0x7F && value <= 0x9F); }
 
 // ---------------------------------------------------------------------------
 // Rendering
@@ -297,33 +261,6 @@ std::string SummaryLine(const Writer& out, const ConformReport& report) {
 }
 
 }  // namespace
-
-std::string EscapeControlCharacters(std::string_view text) {
-  std::string clean;
-  clean.reserve(text.size());
-  while (!text.empty()) {
-    const CodePoint point = DecodeUtf8(text);
-    if (point.length == 0) {
-      clean += "\uFFFD";  // not UTF-8: one replacement per bad byte
-      text.remove_prefix(1);
-      continue;
-    }
-    const char32_t value = point.value;
-    if (value == '\r' && text.size() > 1 && text[1] == '\n') {
-      // A CRLF line ending: the newline is enough.
-    } else if (value == '\n' || value == '\t') {
-      clean += static_cast<char>(value);
-    } else if (IsControl(value)) {
-      clean += fmt::format("\\x{:02x}", static_cast<uint32_t>(value));
-    } else if (value == 0xFFFE || value == 0xFFFF) {
-      clean += "\uFFFD";  // noncharacters, which XML 1.0 forbids
-    } else {
-      clean += text.substr(0, point.length);
-    }
-    text.remove_prefix(point.length);
-  }
-  return clean;
-}
 
 std::string RenderConformTable(const ConformReport& report, const ConformTableStyle& style) {
   Writer out(style);

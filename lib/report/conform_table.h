@@ -17,10 +17,4 @@ struct ConformTableStyle {
 
 std::string RenderConformTable(const ConformReport& report, const ConformTableStyle& style);
 
-// `text` with every control character except newline and tab written out as
-// "\xNN" (a lone carriage return too), and invalid UTF-8 replaced by U+FFFD.
-// Plugins print anything; this keeps their output from driving the
-// terminal, and keeps it legal in XML 1.0 (the JUnit report uses it too).
-std::string EscapeControlCharacters(std::string_view text);
-
 }  // namespace sectl::report
