@@ -18,23 +18,12 @@
 #include "report/conform_junit.h"
 #include "report/conform_table.h"
 #include "tool/bundled_plugin.h"
+#include "tool/command_support.h"
 #include "tool/exit_codes.h"
 #include "tool/report_output.h"
 
 namespace sectl::tool {
 namespace {
-
-int UsageError(const std::string& message) {
-  std::fflush(stdout);
-  fmt::print(stderr, "sectl: error: {}\n", message);
-  return kExitUsageOrInternal;
-}
-
-std::vector<std::string> HostGenerationIds() {
-  std::vector<std::string> ids;
-  for (const auto& generation : abi::AllHostGenerations()) ids.emplace_back(generation.id);
-  return ids;
-}
 
 // The shard: --shard wins over the environment GoogleTest users set.
 Expected<conform::Shard> ChooseShard(const std::string& flag) {
@@ -70,7 +59,7 @@ int ListChecks(const ConformCommandOptions& options, const conform::SelectionOpt
     }
   }
   auto written = WriteReport(options.output, text);
-  if (!written) return UsageError(written.error().message());
+  if (!written) return ReportUsageError(written.error().message());
   return kExitSuccess;
 }
 
@@ -166,10 +155,10 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
 int RunConformCommand(const ConformCommandOptions& options) {
   conform::SelectionOptions selection;
   auto filter = conform::CheckFilter::Parse(options.filter);
-  if (!filter) return UsageError(fmt::format("--filter: {}", filter.error().message()));
+  if (!filter) return ReportUsageError(fmt::format("--filter: {}", filter.error().message()));
   selection.filter = *filter;
   auto shard = ChooseShard(options.shard);
-  if (!shard) return UsageError(shard.error().message());
+  if (!shard) return ReportUsageError(shard.error().message());
   selection.shard = *shard;
   selection.repeat = options.repeat;
   selection.shuffle = options.shuffle;
@@ -182,7 +171,7 @@ int RunConformCommand(const ConformCommandOptions& options) {
   conform::ConformOptions run;
   if (options.plugin.empty()) {
     auto bundled = BundledPluginPath("sectl_cpu");
-    if (!bundled) return UsageError(bundled.error().message());
+    if (!bundled) return ReportUsageError(bundled.error().message());
     run.settings.plugin_path = *bundled;
   } else {
     run.settings.plugin_path = loader::PluginPathFromArgument(options.plugin);
@@ -192,7 +181,7 @@ int RunConformCommand(const ConformCommandOptions& options) {
   run.settings.device_ordinal = options.device;
   if (!options.baseline.empty()) {
     auto baseline = conform::LoadBaseline(options.baseline);
-    if (!baseline) return UsageError(baseline.error().message());
+    if (!baseline) return ReportUsageError(baseline.error().message());
     run.baseline = std::move(*baseline);
   }
   run.profile = options.profile;
@@ -208,22 +197,22 @@ int RunConformCommand(const ConformCommandOptions& options) {
   run.on_result = [&](const report::CheckResult& result) { progress.Finished(result); };
 
   auto outcome = conform::RunConform(run);
-  if (!outcome) return UsageError(outcome.error().message());
+  if (!outcome) return ReportUsageError(outcome.error().message());
   const report::ConformReport& report = *outcome;
 
   const bool to_terminal = options.output.empty() || options.output == "-";
   auto written = WriteReport(
       options.output,
       Render(report, options.report_format, to_terminal && StdoutWantsColor(), options.verbose));
-  if (!written) return UsageError(written.error().message());
+  if (!written) return ReportUsageError(written.error().message());
   if (!options.junit_output.empty()) {
     auto junit = WriteFileAtomically(options.junit_output, report::RenderConformJunit(report));
-    if (!junit) return UsageError(junit.error().message());
+    if (!junit) return ReportUsageError(junit.error().message());
   }
   if (!options.write_baseline.empty()) {
     auto baseline = WriteFileAtomically(options.write_baseline,
                                         conform::WriteBaseline(report.results, run.today));
-    if (!baseline) return UsageError(baseline.error().message());
+    if (!baseline) return ReportUsageError(baseline.error().message());
   }
 
   if (report.load_error) return kExitPluginProblem;

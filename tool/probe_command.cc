@@ -11,29 +11,11 @@
 #include "probe/probe_table.h"
 #include "probe/run_probe.h"
 #include "tool/bundled_plugin.h"
+#include "tool/command_support.h"
 #include "tool/exit_codes.h"
 #include "tool/report_output.h"
 
 namespace sectl::tool {
-namespace {
-
-std::vector<std::string> HostGenerationIds() {
-  std::vector<std::string> ids;
-  for (const auto& generation : abi::AllHostGenerations()) ids.emplace_back(generation.id);
-  return ids;
-}
-
-int ReportError(const Error& error) {
-  std::fflush(stdout);
-  fmt::print(stderr, "sectl: error: {}\n", error.message());
-  const bool sectl_at_fault = error.code() == ErrorCode::kInternal ||
-                              error.code() == ErrorCode::kIoError ||
-                              error.code() == ErrorCode::kInvalidArgument;
-  return sectl_at_fault ? kExitUsageOrInternal : kExitPluginProblem;
-}
-
-}  // namespace
-
 CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options) {
   auto* probe = app.add_subcommand(
       "probe",

@@ -10,17 +10,12 @@
 #include "report/conform_junit.h"
 #include "report/conform_table.h"
 #include "report/merge_reports.h"
+#include "tool/command_support.h"
 #include "tool/exit_codes.h"
 #include "tool/report_output.h"
 
 namespace sectl::tool {
 namespace {
-
-int Failure(const std::string& message) {
-  std::fflush(stdout);
-  fmt::print(stderr, "sectl: error: {}\n", message);
-  return kExitUsageOrInternal;
-}
 
 Expected<report::ConformReport> ReadReport(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
@@ -54,11 +49,11 @@ int RunReportCommand(const ReportCommandOptions& options) {
   std::vector<report::ConformReport> reports;
   for (const auto& path : options.inputs) {
     auto parsed = ReadReport(path);
-    if (!parsed) return Failure(parsed.error().message());
+    if (!parsed) return ReportUsageError(parsed.error().message());
     reports.push_back(std::move(*parsed));
   }
   auto merged = report::MergeReports(std::move(reports));
-  if (!merged) return Failure(merged.error().message());
+  if (!merged) return ReportUsageError(merged.error().message());
 
   const bool to_terminal = options.output.empty() || options.output == "-";
   std::string text;
@@ -71,7 +66,7 @@ int RunReportCommand(const ReportCommandOptions& options) {
         *merged, {.color = to_terminal && StdoutWantsColor(), .verbose = options.verbose});
   }
   if (auto written = WriteReport(options.output, text); !written) {
-    return Failure(written.error().message());
+    return ReportUsageError(written.error().message());
   }
   return report::IsConformant(*merged) ? kExitSuccess : kExitPluginProblem;
 }
