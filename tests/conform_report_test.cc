@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "base/text.h"
 #include "report/conform_json.h"
 #include "report/conform_junit.h"
-#include "base/text.h"
 #include "report/conform_table.h"
 #include "report/merge_reports.h"
 #include "sectl_process.h"

@@ -69,6 +69,11 @@ const host::Device& CheckContext::device() {
   return *device_;
 }
 
+Expected<std::unique_ptr<host::Platform>> CheckContext::CreatePlatform(
+    const host::PlatformOptions& options) {
+  return host::Platform::Create(library(), journal_, options);
+}
+
 void CheckContext::Expect(bool condition, std::string_view failure_message) {
   if (!condition) Fail(std::string(failure_message));
 }

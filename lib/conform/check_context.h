@@ -57,6 +57,13 @@ class CheckContext {
   // The device under test, created on first use.
   const host::Device& device();
 
+  // A platform registered by a host other than the default one: another
+  // offered version, older or newer struct sizes. For checks about
+  // registration itself; the caller owns it and must not also use
+  // platform() (a plugin may keep global state per registration). An error
+  // means SE_InitPlugin failed, which such a check may expect.
+  Expected<std::unique_ptr<host::Platform>> CreatePlatform(const host::PlatformOptions& options);
+
   // Reporting. A check passes unless it fails, warns or skips.
   void Expect(bool condition, std::string_view failure_message);
   void Fail(std::string message);

@@ -23,8 +23,8 @@ Device::Device(Passkey, Platform& platform, int ordinal, const SP_Device& device
       pci_bus_id_(ReadPluginString(device.pci_bus_id)) {}
 
 Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal) {
-  GuardedStruct<SP_Device> device(SP_DEVICE_STRUCT_SIZE);
-  GuardedStruct<SE_CreateDeviceParams> params(SE_CREATE_DEVICE_PARAMS_STRUCT_SIZE);
+  auto device = platform.HandOver<SP_Device>(abi::StructKind::kDevice);
+  auto params = platform.HandOver<SE_CreateDeviceParams>(abi::StructKind::kCreateDeviceParams);
   params->ordinal = ordinal;
   params->device = device.get();
   auto created = platform.dispatcher().InvokeWithStatus(PluginFunction::kCreateDevice,
@@ -94,7 +94,7 @@ Expected<MemoryUsage> Device::QueryMemoryUsage() const {
 }
 
 Expected<std::optional<SP_AllocatorStats>> Device::QueryAllocatorStats() const {
-  GuardedStruct<SP_AllocatorStats> stats(SP_ALLOCATORSTATS_STRUCT_SIZE);
+  auto stats = platform_.HandOver<SP_AllocatorStats>(abi::StructKind::kAllocatorStats);
   auto answered = dispatcher().Invoke(PluginFunction::kGetAllocatorStats, fns().get_allocator_stats,
                                       &device_, stats.get());
   if (!answered) return tl::unexpected(answered.error());
@@ -104,7 +104,7 @@ Expected<std::optional<SP_AllocatorStats>> Device::QueryAllocatorStats() const {
 }
 
 Expected<DeviceMemory> Device::Allocate(uint64_t size, int64_t memory_space) const {
-  GuardedStruct<SP_DeviceMemoryBase> memory(SP_DEVICE_MEMORY_BASE_STRUCT_SIZE);
+  auto memory = platform_.HandOver<SP_DeviceMemoryBase>(abi::StructKind::kDeviceMemoryBase);
   auto called = dispatcher().Invoke(PluginFunction::kAllocate, fns().allocate, &device_, size,
                                     memory_space, memory.get());
   if (!called) return tl::unexpected(called.error());

@@ -51,6 +51,22 @@ Expected<std::unique_ptr<Platform>> Platform::Create(const loader::PluginLibrary
   return platform;
 }
 
+HostStructSize Platform::HostSizeOf(StructKind kind) const {
+  if (auto chosen = options_.struct_sizes.find(kind); chosen != options_.struct_sizes.end()) {
+    return chosen->second;
+  }
+  const auto& layout = abi::CurrentLayout(kind);
+  if (kind == StructKind::kPlatform) {
+    return {options_.generation.platform_struct_size, layout.sizeof_bytes};
+  }
+  if (kind == StructKind::kStreamExecutor) {
+    // An older host's SP_StreamExecutor is smaller in storage too.
+    const size_t size = options_.generation.stream_executor_struct_size;
+    return {size, size};
+  }
+  return {layout.struct_size, layout.sizeof_bytes};
+}
+
 abi::StructSizeReading Platform::NoteStructSize(StructKind kind, size_t reported_size) {
   const auto reading = abi::ReadStructSize(kind, reported_size);
   struct_reports_.push_back({kind, reading});
@@ -102,14 +118,13 @@ void Platform::NoteOverrun(std::string_view struct_name, size_t host_bytes, size
 }
 
 Expected<void> Platform::Register(const loader::PluginLibrary& library) {
-  const auto& generation = options_.generation;
-  GuardedStruct<SE_PlatformRegistrationParams> params(SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE);
-  GuardedStruct<SP_Platform> platform(generation.platform_struct_size);
-  GuardedStruct<SP_PlatformFns> platform_fns(SP_PLATFORM_FNS_STRUCT_SIZE);
-  version_offered_ = {SE_MAJOR, SE_MINOR, SE_PATCH};
-  params->major_version = SE_MAJOR;
-  params->minor_version = SE_MINOR;
-  params->patch_version = SE_PATCH;
+  auto params = HandOver<SE_PlatformRegistrationParams>(StructKind::kRegistrationParams);
+  auto platform = HandOver<SP_Platform>(StructKind::kPlatform);
+  auto platform_fns = HandOver<SP_PlatformFns>(StructKind::kPlatformFns);
+  version_offered_ = options_.offered_version;
+  params->major_version = version_offered_.major;
+  params->minor_version = version_offered_.minor;
+  params->patch_version = version_offered_.patch;
   params->platform = platform.get();
   params->platform_fns = platform_fns.get();
 
@@ -183,8 +198,8 @@ void Platform::ValidatePlatform() {
 }
 
 void Platform::CreateDeviceFns() {
-  GuardedStruct<SP_DeviceFns> device_fns(SP_DEVICE_FNS_STRUCT_SIZE);
-  GuardedStruct<SE_CreateDeviceFnsParams> params(SE_CREATE_DEVICE_FNS_PARAMS_STRUCT_SIZE);
+  auto device_fns = HandOver<SP_DeviceFns>(StructKind::kDeviceFns);
+  auto params = HandOver<SE_CreateDeviceFnsParams>(StructKind::kCreateDeviceFnsParams);
   params->device_fns = device_fns.get();
   auto created = dispatcher_.InvokeWithStatus(
       PluginFunction::kCreateDeviceFns, platform_fns_.create_device_fns, &platform_, params.get());
@@ -231,7 +246,7 @@ void Platform::CreateTimerFns() {
   // require it. sectl calls it whenever the plugin provides it, so timers
   // can be exercised, in the place older TensorFlow calls it.
   if (platform_fns_.create_timer_fns == nullptr) return;
-  GuardedStruct<SP_TimerFns> timer_fns(SP_TIMER_FNS_STRUCT_SIZE);
+  auto timer_fns = HandOver<SP_TimerFns>(StructKind::kTimerFns);
   auto created = dispatcher_.InvokeWithStatus(
       PluginFunction::kCreateTimerFns, platform_fns_.create_timer_fns, &platform_, timer_fns.get());
   if (!created) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "base/error.h"
 #include "host/dispatcher.h"
 #include "host/findings.h"
+#include "host/guarded_struct.h"
 #include "loader/plugin_library.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
@@ -27,16 +29,29 @@ namespace sectl::host {
 
 class Device;
 
-struct PlatformOptions {
-  // Which TensorFlow host sectl behaves as: the struct sizes it pre-fills
-  // and the members it requires.
-  abi::HostGeneration generation = abi::LatestHostGeneration();
-};
-
 struct VersionFields {
   int32_t major = 0;
   int32_t minor = 0;
   int32_t patch = 0;
+};
+
+// How a host hands one kind of struct to the plugin: the struct_size it
+// pre-fills, and how many bytes of storage it really has (canary bytes
+// follow them, so a plugin writing past them is seen).
+struct HostStructSize {
+  size_t prefilled;
+  size_t storage;
+};
+
+struct PlatformOptions {
+  // Which TensorFlow host sectl behaves as: the struct sizes it pre-fills
+  // and the members it requires.
+  abi::HostGeneration generation = abi::LatestHostGeneration();
+  // The version written into SE_PlatformRegistrationParams.
+  VersionFields offered_version{SE_MAJOR, SE_MINOR, SE_PATCH};
+  // Emulating hosts that never shipped, older or newer: per struct, sizes
+  // other than the generation's. Empty for TensorFlow's own behaviour.
+  std::map<abi::StructKind, HostStructSize> struct_sizes;
 };
 
 // The size a plugin wrote into one of its structs, and how it was read.
@@ -93,6 +108,8 @@ class Platform {
   // Records what a struct's reported size says, with a finding when it is
   // not the current layout. Returns the reading.
   abi::StructSizeReading NoteStructSize(abi::StructKind kind, size_t reported_size);
+  // How this host hands a struct of `kind` to the plugin.
+  HostStructSize HostSizeOf(abi::StructKind kind) const;
   // Records a finding when the plugin wrote past the host's struct.
   void NoteOverrun(std::string_view struct_name, size_t host_bytes, size_t bytes_past_end);
   FindingList& findings() { return findings_; }
@@ -102,6 +119,14 @@ class Platform {
 
  public:
   Platform(Passkey, Journal& journal, const PlatformOptions& options);
+
+  // A host-owned struct of `kind`, as this host hands it over.
+  // (Returned by guaranteed copy elision: GuardedStruct never moves.)
+  template <typename T>
+  GuardedStruct<T> HandOver(abi::StructKind kind) const {
+    const HostStructSize size = HostSizeOf(kind);
+    return GuardedStruct<T>(size.prefilled, size.storage);
+  }
 
  private:
   Expected<void> Register(const loader::PluginLibrary& library);
