@@ -218,9 +218,8 @@ void Platform::CreateDeviceFns() {
 }
 
 void Platform::CreateStreamExecutor() {
-  const size_t host_size = options_.generation.stream_executor_struct_size;
-  GuardedStruct<SP_StreamExecutor> stream_executor(host_size, host_size);
-  GuardedStruct<SE_CreateStreamExecutorParams> params(SE_CREATE_STREAM_EXECUTOR_PARAMS_STRUCT_SIZE);
+  auto stream_executor = HandOver<SP_StreamExecutor>(StructKind::kStreamExecutor);
+  auto params = HandOver<SE_CreateStreamExecutorParams>(StructKind::kCreateStreamExecutorParams);
   params->stream_executor = stream_executor.get();
   auto created =
       dispatcher_.InvokeWithStatus(PluginFunction::kCreateStreamExecutor,
