@@ -1,11 +1,19 @@
 // Registration: what happens when TensorFlow calls SE_InitPlugin and the
-// create_* functions that follow it, and what it then requires.
+// create_* functions that follow it, what it then requires, and how the
+// plugin negotiates the API version with its host.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <string>
+#include <vector>
 
 #include "conform/check.h"
+#include "host/guarded_struct.h"
 
 namespace sectl::checks {
 namespace {
+
+using abi::PluginFunction;
 
 // Findings the host runtime made while registering, whose id starts with
 // one of `prefixes`, as failures.
@@ -19,6 +27,78 @@ void FailOnFindings(conform::CheckContext& check,
   }
 }
 
+std::string VersionText(const host::VersionFields& version) {
+  return fmt::format("{}.{}.{}", version.major, version.minor, version.patch);
+}
+
+// A host of the next major version: by the API's versioning strategy, one
+// whose structs this plugin cannot know.
+constexpr host::VersionFields kNextMajorVersion{SE_MAJOR + 1, SE_MINOR, SE_PATCH};
+// A host of a newer minor version: only additions, so a plugin should accept it.
+constexpr host::VersionFields kNextMinorVersion{SE_MAJOR, SE_MINOR + 1, SE_PATCH};
+
+// One SE_InitPlugin call made as TensorFlow makes it (fresh structs with
+// struct_size pre-filled, a fresh TF_Status), offering `offered`, and
+// nothing after it: a plugin that declined is asked for nothing more. A
+// registration the plugin reported as successful is torn down as TensorFlow
+// tears one down, with destroy_platform and destroy_platform_fns.
+class InitCall {
+ public:
+  InitCall(conform::CheckContext& check, const host::VersionFields& offered)
+      : dispatcher_(check.journal()), offered_(offered) {
+    params_->major_version = offered.major;
+    params_->minor_version = offered.minor;
+    params_->patch_version = offered.patch;
+    params_->platform = platform_.get();
+    params_->platform_fns = platform_fns_.get();
+    result_ = dispatcher_.InvokeWithStatus(PluginFunction::kInitPlugin,
+                                           check.library().init_plugin(), params_.get());
+  }
+  ~InitCall() {
+    if (!succeeded()) return;  // TensorFlow destroys nothing it failed to register
+    (void)dispatcher_.Invoke(PluginFunction::kDestroyPlatform, params_->destroy_platform,
+                             platform_.get());
+    (void)dispatcher_.Invoke(PluginFunction::kDestroyPlatformFns, params_->destroy_platform_fns,
+                             platform_fns_.get());
+  }
+  InitCall(const InitCall&) = delete;
+  InitCall& operator=(const InitCall&) = delete;
+
+  const host::VersionFields& offered() const { return offered_; }
+  bool succeeded() const { return result_.has_value(); }
+  // The plugin's error, "SE_InitPlugin failed: FAILED_PRECONDITION: ..."; "" on success.
+  std::string error() const { return succeeded() ? "" : result_.error().message(); }
+
+  // What TensorFlow validates once SE_InitPlugin returns OK, as far as the
+  // plugin set it: "name", "type", "destroy_platform", "destroy_platform_fns".
+  std::vector<std::string> RegisteredMembers() const {
+    std::vector<std::string> members;
+    if (platform_.get()->name != nullptr) members.emplace_back("name");
+    if (platform_.get()->type != nullptr) members.emplace_back("type");
+    if (params_.get()->destroy_platform != nullptr) members.emplace_back("destroy_platform");
+    if (params_.get()->destroy_platform_fns != nullptr)
+      members.emplace_back("destroy_platform_fns");
+    return members;
+  }
+  bool RegisteredNothing() const { return RegisteredMembers().empty(); }
+  bool RegisteredEverything() const { return RegisteredMembers().size() == 4; }
+
+  nlohmann::json Describe() const {
+    return {{"offered", VersionText(offered_)},
+            {"status", succeeded() ? "OK" : error()},
+            {"registered", RegisteredMembers()}};
+  }
+
+ private:
+  host::Dispatcher dispatcher_;
+  host::VersionFields offered_;
+  host::GuardedStruct<SE_PlatformRegistrationParams> params_{
+      SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE};
+  host::GuardedStruct<SP_Platform> platform_{SP_PLATFORM_STRUCT_SIZE};
+  host::GuardedStruct<SP_PlatformFns> platform_fns_{SP_PLATFORM_FNS_STRUCT_SIZE};
+  Expected<void> result_;
+};
+
 }  // namespace
 
 SECTL_CHECK("registration.init", kRequired,
@@ -27,7 +107,8 @@ SECTL_CHECK("registration.init", kRequired,
   check.details() = {{"platform_name", platform.name()},
                      {"platform_type", platform.type()},
                      {"abi_vintage", platform.AbiVintage()}};
-  FailOnFindings(check, {"registration.", "platform.", "struct_size.zero"});
+  // A zero struct_size is struct_size.zero's to report.
+  FailOnFindings(check, {"registration.", "platform."});
   const int count = check.Require(platform.DeviceCount(), "get_device_count");
   check.details()["device_count"] = count;
   check.Expect(count >= 1, fmt::format("get_device_count reported {} devices: TensorFlow would "
@@ -40,16 +121,14 @@ SECTL_CHECK("registration.version_fields", kRecommended,
   const host::Platform& platform = check.platform();
   const auto& offered = platform.version_offered();
   const auto& after = platform.version_after_init();
-  check.details() = {
-      {"offered", fmt::format("{}.{}.{}", offered.major, offered.minor, offered.patch)},
-      {"after_init", fmt::format("{}.{}.{}", after.major, after.minor, after.patch)}};
+  check.details() = {{"offered", VersionText(offered)}, {"after_init", VersionText(after)}};
   if (offered.major != after.major || offered.minor != after.minor ||
       offered.patch != after.patch) {
     check.Warn(fmt::format(
-        "SE_InitPlugin overwrote the host's version {}.{}.{} with {}.{}.{}: SE_* structs belong to "
-        "the host, and a host that checks the plugin's answer would misread it (TensorFlow "
-        "itself never reads the fields back)",
-        offered.major, offered.minor, offered.patch, after.major, after.minor, after.patch));
+        "SE_InitPlugin overwrote the host's version {} with {}: SE_* structs belong to the host, "
+        "and a host that checks the plugin's answer would misread it (TensorFlow itself never "
+        "reads the fields back)",
+        VersionText(offered), VersionText(after)));
   }
 }
 
@@ -62,6 +141,59 @@ SECTL_CHECK("registration.required_callbacks", kRequired,
     if (finding.id.starts_with("required.")) missing.push_back(finding.id.substr(9));
   }
   check.details() = {{"tf_version", check.generation().id}, {"missing", missing}};
+}
+
+SECTL_CHECK("registration.major_version", kRecommended,
+            "SE_InitPlugin refuses a host of another major version of the API") {
+  const InitCall next_major(check, kNextMajorVersion);
+  check.details() = next_major.Describe();
+  if (next_major.succeeded() && !next_major.RegisteredNothing()) {
+    check.Warn(fmt::format(
+        "SE_InitPlugin accepted a host offering StreamExecutor C API version {} (this plugin "
+        "implements major version {}): the API's versioning strategy asks a plugin to refuse "
+        "another major version, because its structs may be laid out differently; a TensorFlow "
+        "that bumps the major version would load this plugin and call it through a layout it "
+        "was not built for",
+        VersionText(next_major.offered()), SE_MAJOR));
+  } else if (!next_major.succeeded() && !next_major.RegisteredNothing()) {
+    check.Warn(fmt::format(
+        "SE_InitPlugin refused a host offering version {}, but only after writing into its "
+        "structs ({}): a host of another major version may lay them out differently, so check "
+        "major_version before writing anything",
+        VersionText(next_major.offered()), fmt::join(next_major.RegisteredMembers(), ", ")));
+  }
+}
+
+SECTL_CHECK("registration.status", kRequired,
+            "SE_InitPlugin's status is OK exactly when it registered the platform") {
+  // Two hosts the plugin may accept or refuse; whichever it does, the
+  // status must say so, because TensorFlow reads nothing else. One
+  // registration at a time, each torn down before the next.
+  check.details()["calls"] = nlohmann::json::array();
+  for (const host::VersionFields& offered : {kNextMajorVersion, kNextMinorVersion}) {
+    const InitCall call(check, offered);
+    check.details()["calls"].push_back(call.Describe());
+    if (call.succeeded() && call.RegisteredNothing()) {
+      check.Fail(fmt::format(
+          "SE_InitPlugin returned OK to a host offering version {} but registered nothing (no "
+          "name, type, destroy_platform or destroy_platform_fns): it refused the host without "
+          "saying so. TensorFlow takes OK for success and then rejects the plugin with "
+          "\"'destroy_platform' field in SE_PlatformRegistrationParams must be set.\", hiding "
+          "the plugin's real reason; a refusal must set a non-OK status that gives it",
+          VersionText(offered)));
+    }
+    // Only a compatible version makes "registered, but failed" a stale
+    // error; refusing another major version after writing is
+    // registration.major_version's concern.
+    if (offered.major == SE_MAJOR && !call.succeeded() && call.RegisteredEverything()) {
+      check.Fail(fmt::format(
+          "SE_InitPlugin registered the platform for a host offering version {} (a compatible "
+          "minor version) yet left a non-OK status ({}): TensorFlow treats any non-OK status as "
+          "failure and refuses the plugin. A success must leave the status OK; an error meant "
+          "as a warning belongs in a log",
+          VersionText(offered), call.error()));
+    }
+  }
 }
 
 }  // namespace sectl::checks

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -89,7 +90,7 @@ TEST(ProbeCommand, TableNamesEverySection) {
   const CommandResult result = RunSectl({"probe", ReferencePlugin("sectl_cpu")});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   for (const char* text : {"Plugin", "Platform", "SECTL_CPU", "Device 0", "Device 1", "Callbacks",
-                           "Findings", "ABI vintage", "SHA-256"}) {
+                           "TensorFlow compatibility", "Findings", "ABI vintage", "SHA-256"}) {
     EXPECT_NE(result.out.find(text), std::string::npos) << text;
   }
   EXPECT_EQ(result.out.find("\033["), std::string::npos) << "no colour when not on a terminal";
@@ -134,6 +135,64 @@ TEST(ProbeCommand, OlderHostCatchesWritesPastItsStruct) {
   EXPECT_TRUE(ids.count("struct_size.overrun.SP_StreamExecutor")) << report["findings"].dump(2);
   EXPECT_TRUE(ids.count("required.create_timer_fns")) << "2.5 requires timers";
   EXPECT_FALSE(ids.count("required.mem_zero")) << "2.5 predates the mem_zero family";
+}
+
+// The compat section, keyed by --tf-version.
+std::map<std::string, json> CompatibilityRows(const json& report) {
+  std::map<std::string, json> rows;
+  for (const json& row : report["compat"]) rows[row["tf_version"].get<std::string>()] = row;
+  return rows;
+}
+
+// Whether one of `row`'s problems is of `kind` and mentions `fragment`.
+bool HasProblem(const json& row, const std::string& kind, const std::string& fragment) {
+  for (const json& problem : row["problems"]) {
+    if (problem["kind"] == kind &&
+        problem["message"].get<std::string>().find(fragment) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+TEST(ProbeCommand, EveryTensorFlowGenerationLoadsTheCpuPlugin) {
+  const json report = ProbeJson({});
+  ASSERT_EQ(report["compat"].size(), 4u);
+  std::vector<std::string> generations;
+  for (const json& row : report["compat"]) {
+    generations.push_back(row["tf_version"]);
+    EXPECT_TRUE(row["loads"]) << row.dump(2);
+    EXPECT_TRUE(row["problems"].empty()) << row.dump(2);
+    EXPECT_FALSE(row["description"].get<std::string>().empty());
+  }
+  EXPECT_EQ(generations, (std::vector<std::string>{"2.5", "2.7", "2.10", "latest"}));
+}
+
+TEST(ProbeCommand, CompatibilitySaysWhyAnOlderTensorFlowRefusesThePlugin) {
+  const auto rows = CompatibilityRows(ProbeJson({ReferencePlugin("sectl_minimal")}));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_FALSE(rows.at("2.5")["loads"]);
+  EXPECT_TRUE(HasProblem(rows.at("2.5"), "refused", "288-byte SP_StreamExecutor"))
+      << rows.at("2.5").dump(2);
+  for (const char* generation : {"2.7", "2.10"}) {
+    EXPECT_FALSE(rows.at(generation)["loads"]);
+    EXPECT_TRUE(HasProblem(rows.at(generation), "refused", "'create_timer_fns'"))
+        << rows.at(generation).dump(2);
+  }
+  EXPECT_TRUE(rows.at("latest")["loads"]);
+  EXPECT_TRUE(rows.at("latest")["problems"].empty()) << rows.at("latest").dump(2);
+}
+
+TEST(ProbeCommand, CompatibilityReadsThePluginByEachGenerationsLayout) {
+  // A 264-byte plugin: TensorFlow 2.5 overruns (the fixture fills 288 bytes
+  // first), and newer hosts find host_callback where they read mem_zero.
+  const auto rows = CompatibilityRows(ProbeJson({FixturePlugin("legacy_layout")}, 1));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_TRUE(HasProblem(rows.at("2.5"), "overrun", "SP_StreamExecutor")) << rows.at("2.5").dump(2);
+  EXPECT_FALSE(rows.at("latest")["loads"]);
+  EXPECT_TRUE(HasProblem(rows.at("latest"), "refused", "'host_callback'"))
+      << rows.at("latest").dump(2);
+  EXPECT_TRUE(HasProblem(rows.at("latest"), "refused", "offset 256")) << rows.at("latest").dump(2);
 }
 
 TEST(ProbeCommand, FindingTensorFlowWouldRejectExitsOne) {

@@ -54,11 +54,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceDescription, ordinal, erro
                                                 memory_bandwidth_bytes_per_second, gflops, memory,
                                                 allocator_stats)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Callback, struct_name, member, present, requirement)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompatProblem, kind, message)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Compatibility, tf_version, description, loads,
+                                                problems)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeReport, tool_version, plugin, host_generation,
                                                 host_generation_description, abi_vintage,
                                                 struct_sizes, platform, device_count,
-                                                device_count_error, devices, callbacks, findings,
-                                                host, plugin_output)
+                                                device_count_error, devices, callbacks, compat,
+                                                findings, host, plugin_output)
 
 std::string ProbeReportToJson(const ProbeReport& report) {
   nlohmann::ordered_json document;
@@ -69,7 +72,7 @@ std::string ProbeReportToJson(const ProbeReport& report) {
   for (const char* key :
        {"tool_version", "plugin", "host_generation", "host_generation_description", "abi_vintage",
         "platform", "device_count", "device_count_error", "devices", "struct_sizes", "callbacks",
-        "findings", "plugin_output", "host"}) {
+        "compat", "findings", "plugin_output", "host"}) {
     document[key] = body.at(key);
   }
   return document.dump(2) + "\n";

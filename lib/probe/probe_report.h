@@ -89,6 +89,24 @@ struct Callback {
   std::string requirement;  // under the host generation probed as
 };
 
+// One thing a TensorFlow generation would make of the plugin.
+struct CompatProblem {
+  // "refused": that TensorFlow refuses to register the plugin (cleanly);
+  // "overrun": the plugin writes past one of its structs;
+  // "wrong_function": it reads a member where the plugin put another;
+  // "null_call": it calls a member the plugin left null.
+  std::string kind;
+  std::string message;
+};
+
+// Would this TensorFlow generation load the plugin, and use it safely?
+struct Compatibility {
+  std::string tf_version;   // "2.5", ..., "latest" (--tf-version)
+  std::string description;  // "TensorFlow 2.5 to 2.6"
+  bool loads = false;
+  std::vector<CompatProblem> problems;
+};
+
 struct ProbeReport {
   std::string tool_version;
   PluginFile plugin;
@@ -101,6 +119,7 @@ struct ProbeReport {
   std::optional<std::string> device_count_error;
   std::vector<DeviceDescription> devices;
   std::vector<Callback> callbacks;
+  std::vector<Compatibility> compat;  // one per TensorFlow generation, oldest first
   std::vector<Finding> findings;
   HostInfo host;
   std::string plugin_output;  // what the plugin printed while probed (captured)

@@ -124,6 +124,31 @@ void WriteCallbacks(Writer& out, const std::vector<Callback>& callbacks) {
   }
 }
 
+// "wrong_function" as "wrong function".
+std::string ProblemLabel(std::string_view kind) {
+  std::string label(kind);
+  std::replace(label.begin(), label.end(), '_', ' ');
+  return label;
+}
+
+// One row per generation: whether it loads the plugin, then every problem.
+void WriteCompatibility(Writer& out, const std::vector<Compatibility>& rows) {
+  out.Section("TensorFlow compatibility");
+  for (const auto& row : rows) {
+    const bool harmful =
+        std::any_of(row.problems.begin(), row.problems.end(),
+                    [](const CompatProblem& problem) { return problem.kind != "refused"; });
+    std::string verdict = row.loads ? "loads it" : "refuses it";
+    if (harmful) {
+      verdict += row.loads ? ", unsafely" : ", after the plugin wrote past its structs";
+    }
+    out.Row(row.description, fmt::format("{} (--tf-version {})", verdict, row.tf_version));
+    for (const auto& problem : row.problems) {
+      out.Row("", fmt::format("{}: {}", ProblemLabel(problem.kind), problem.message));
+    }
+  }
+}
+
 }  // namespace
 
 std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style) {
@@ -157,6 +182,7 @@ std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style)
 
   for (const auto& device : report.devices) WriteDevice(out, device);
   WriteCallbacks(out, report.callbacks);
+  WriteCompatibility(out, report.compat);
 
   out.Section("Findings");
   if (report.findings.empty()) out.Line("none");

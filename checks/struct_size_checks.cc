@@ -1,0 +1,341 @@
+// struct_size: the one field through which a plugin and its host learn each
+// other's layout. TensorFlow only checks that it is non-zero; these checks
+// also ask whether the value names a real layout, and whether the plugin
+// stays inside the structs of hosts older and newer than its header.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "abi/struct_layouts.h"
+#include "conform/check.h"
+#include "conform/check_support.h"
+
+namespace sectl::checks {
+namespace {
+
+using abi::StructKind;
+
+// Small enough to cost nothing, large enough that no plugin refuses it.
+constexpr uint64_t kSmallAllocation = 4096;
+
+// The struct_size the plugin wrote into the structs the host runtime reads
+// but does not record, because they come back with every call: the
+// SP_DeviceMemoryBase of an allocation and SP_AllocatorStats.
+struct PerCallStructSizes {
+  std::optional<size_t> device_memory_base;
+  std::optional<size_t> allocator_stats;
+};
+
+PerCallStructSizes ReadPerCallStructSizes(const host::Device& device) {
+  PerCallStructSizes sizes;
+  if (auto memory = device.Allocate(kSmallAllocation); memory && memory->opaque() != nullptr) {
+    sizes.device_memory_base = memory->base().struct_size;
+  }
+  if (auto stats = device.QueryAllocatorStats(); stats && stats->has_value()) {
+    sizes.allocator_stats = (*stats)->struct_size;
+  }
+  return sizes;
+}
+
+// The device under test, created from `platform` rather than through
+// check.device(): a device that cannot be created is the devices checks'
+// failure, not these checks', which then judge the platform's structs alone.
+std::unique_ptr<host::Device> TryCreateDevice(conform::CheckContext& check,
+                                              host::Platform& platform) {
+  auto device = platform.CreateDevice(check.settings().device_ordinal);
+  if (!device) {
+    check.details()["device"] = fmt::format("not created: {}", device.error().message());
+    return nullptr;
+  }
+  return std::move(*device);
+}
+
+// ---- Hosts older and newer than the plugin's header ----------------------
+
+// One host that hands the plugin structs of other sizes than sectl's header.
+struct EmulatedHost {
+  std::string description;
+  host::PlatformOptions options;
+  // Whether to create a device, allocate and read allocator statistics, so
+  // that the per-device structs are handed over too.
+  bool uses_a_device;
+};
+
+host::HostStructSize Exactly(size_t bytes) { return {bytes, bytes}; }
+
+// The generation `id` with another SP_StreamExecutor size: the host runtime
+// takes that struct's size from the generation, not from struct_sizes.
+abi::HostGeneration WithStreamExecutorSize(std::string_view id, size_t bytes) {
+  abi::HostGeneration generation = *abi::FindHostGeneration(id);
+  generation.stream_executor_struct_size = bytes;
+  return generation;
+}
+
+// Hosts built against older headers, each struct followed by canary bytes
+// right at the size the host announced. Two registrations, because a
+// plugin may rightly decline the 264-byte SP_StreamExecutor (and with it
+// every device), and the device structs must still be tried.
+std::vector<EmulatedHost> OlderHosts() {
+  constexpr size_t kRfcDevice = 32;            // ends at device_handle
+  constexpr size_t kRfcDeviceMemoryBase = 32;  // ends at size
+  // Without largest_free_block_bytes: a host that knows fewer statistics.
+  constexpr size_t kFewerAllocatorStats = 88;
+  return {
+      {"a TensorFlow 2.5 host (SP_StreamExecutor 264 bytes, SP_Platform 33 bytes)",
+       {.generation = *abi::FindHostGeneration("2.5"),
+        .struct_sizes = {{StructKind::kPlatform, Exactly(33)}}},
+       false},
+      {"a host with older device structs (SP_Platform 34, SP_Device 32, SP_DeviceMemoryBase 32, "
+       "SP_AllocatorStats 88 bytes)",
+       {.generation = abi::LatestHostGeneration(),
+        .struct_sizes = {{StructKind::kPlatform, Exactly(34)},
+                         {StructKind::kDevice, Exactly(kRfcDevice)},
+                         {StructKind::kDeviceMemoryBase, Exactly(kRfcDeviceMemoryBase)},
+                         {StructKind::kAllocatorStats, Exactly(kFewerAllocatorStats)}}},
+       true},
+  };
+}
+
+// A host built against a header that appended 64 bytes of members to every
+// struct, zero-filled as TensorFlow zero-fills its structs.
+EmulatedHost NewerHost() {
+  constexpr size_t kAppended = 64;
+  EmulatedHost newer{
+      "a host whose structs are 64 bytes larger than this header's",
+      {.generation = WithStreamExecutorSize("latest", SP_STREAMEXECUTOR_STRUCT_SIZE + kAppended)},
+      true};
+  for (StructKind kind : abi::AllStructKinds()) {
+    const auto& layout = abi::CurrentLayout(kind);
+    newer.options.struct_sizes[kind] = {layout.struct_size + kAppended,
+                                        layout.sizeof_bytes + kAppended};
+  }
+  return newer;
+}
+
+// How many bytes past its end a `struct_size.overrun.*` finding says the
+// plugin wrote; 0 if the message cannot be read.
+size_t BytesPastEnd(const host::Finding& overrun) {
+  size_t bytes = 0;
+  if (std::sscanf(overrun.message.c_str(), "the plugin wrote %zu byte", &bytes) != 1) return 0;
+  return bytes;
+}
+
+// Reports every write past a struct of `host`. SP_Platform is special: in
+// every TensorFlow it is a 40-byte object whatever struct_size says, so
+// flags written into its tail padding corrupt nothing; that is only a
+// warning (the size the host announced still says the member is absent).
+void JudgeOverruns(conform::CheckContext& check, const EmulatedHost& emulated,
+                   const host::Platform& platform) {
+  constexpr std::string_view kOverrun = "struct_size.overrun.";
+  const size_t announced_platform = platform.HostSizeOf(StructKind::kPlatform).prefilled;
+  for (const auto& finding : platform.findings().all()) {
+    if (!finding.id.starts_with(kOverrun)) continue;
+    const std::string struct_name = finding.id.substr(kOverrun.size());
+    const size_t past = BytesPastEnd(finding);
+    if (struct_name == "SP_Platform" && past > 0 &&
+        announced_platform + past <= sizeof(SP_Platform)) {
+      check.Warn(fmt::format(
+          "in {}, {}: these bytes are padding of every TensorFlow's {}-byte SP_Platform, so "
+          "nothing is corrupted, but the plugin set members the host announced it does not have; "
+          "set only members that end within the pre-filled struct_size",
+          emulated.description, finding.message, sizeof(SP_Platform)));
+      continue;
+    }
+    check.Fail(fmt::format(
+        "in {}, {}. An older TensorFlow keeps this struct on its stack or heap at exactly that "
+        "size, so the plugin overwrites whatever lies next to it. Fill only the members that end "
+        "within the struct_size the host pre-filled, or decline such a host with a non-OK status",
+        emulated.description, finding.message));
+  }
+}
+
+// Registers the plugin with `emulated` and hands it the per-device structs.
+// What the plugin declines (a non-OK status) is recorded, not judged:
+// declining a host cleanly is correct.
+nlohmann::json RunOlderHost(conform::CheckContext& check, const EmulatedHost& emulated) {
+  nlohmann::json outcome = {{"host", emulated.description}};
+  auto platform = check.CreatePlatform(emulated.options);
+  if (!platform) {
+    outcome["outcome"] = fmt::format("declined: {}", platform.error().message());
+    return outcome;
+  }
+  outcome["outcome"] = "registered";
+  for (const auto& finding : (*platform)->findings().all()) {
+    if (finding.id.starts_with("platform.create_")) outcome["declined"].push_back(finding.message);
+  }
+  if (emulated.uses_a_device) {
+    auto device = (*platform)->CreateDevice(check.settings().device_ordinal);
+    if (device) {
+      (void)ReadPerCallStructSizes(**device);
+    } else {
+      outcome["device"] = fmt::format("declined: {}", device.error().message());
+    }
+  }
+  JudgeOverruns(check, emulated, **platform);
+  return outcome;
+}
+
+// How far one host got in using the plugin: registration, a device, an
+// allocation, and a buffer copied to the device and back (synchronously, so
+// that no stream or event is involved), with the first step that failed.
+struct HostOutcome {
+  int steps_done = 0;  // of kAllSteps
+  std::string failure;
+};
+
+constexpr int kAllSteps = 5;
+
+HostOutcome UseHost(conform::CheckContext& check, const host::PlatformOptions& options) {
+  HostOutcome outcome;
+  const auto stop = [&](std::string failure) {
+    outcome.failure = std::move(failure);
+    return outcome;
+  };
+  auto platform = check.CreatePlatform(options);
+  if (!platform) return stop(platform.error().message());
+  for (const auto& finding : (*platform)->findings().all()) {
+    if (finding.id.starts_with("platform.create_")) return stop(finding.message);
+  }
+  ++outcome.steps_done;
+  auto device = (*platform)->CreateDevice(check.settings().device_ordinal);
+  if (!device) return stop(device.error().message());
+  ++outcome.steps_done;
+  auto memory = (*device)->Allocate(kSmallAllocation);
+  if (!memory) return stop(memory.error().message());
+  ++outcome.steps_done;
+  const auto written = conform::TestPattern(kSmallAllocation);
+  std::vector<unsigned char> read_back(kSmallAllocation, 0);
+  if (auto copied = (*device)->SyncMemcpyHtoD(memory->base(), written.data(), kSmallAllocation);
+      !copied) {
+    return stop(copied.error().message());
+  }
+  if (auto copied = (*device)->SyncMemcpyDtoH(read_back.data(), memory->base(), kSmallAllocation);
+      !copied) {
+    return stop(copied.error().message());
+  }
+  ++outcome.steps_done;
+  const std::string difference =
+      conform::FirstDifference(written.data(), read_back.data(), kSmallAllocation);
+  if (!difference.empty()) {
+    return stop(fmt::format("a {}-byte buffer copied to the device and back came back changed: {}",
+                            kSmallAllocation, difference));
+  }
+  ++outcome.steps_done;
+  return outcome;
+}
+
+}  // namespace
+
+SECTL_CHECK("struct_size.zero", kRequired,
+            "Every struct the plugin fills reports a non-zero struct_size") {
+  host::Platform& platform = check.platform();
+  const auto device = TryCreateDevice(check, platform);
+  for (const auto& finding : platform.findings().all()) {
+    if (finding.id.starts_with("struct_size.zero.")) check.Fail(finding.message);
+  }
+  nlohmann::json& reported = check.details()["struct_sizes"];
+  for (const auto& report : platform.struct_reports()) {
+    reported[std::string(report.reading.layout->struct_name)] = report.reading.reported_size;
+  }
+  if (device == nullptr) return;
+  const PerCallStructSizes sizes = ReadPerCallStructSizes(*device);
+  if (sizes.device_memory_base) reported["SP_DeviceMemoryBase"] = *sizes.device_memory_base;
+  if (sizes.allocator_stats) reported["SP_AllocatorStats"] = *sizes.allocator_stats;
+  if (sizes.device_memory_base == 0u) {
+    check.Warn(
+        "allocate left SP_DeviceMemoryBase.struct_size at 0: TensorFlow logs \"Expected "
+        "initialized `SP_DeviceMemoryBase` structure with `struct_size` field set\" as an error "
+        "after every allocation");
+  }
+  if (sizes.allocator_stats == 0u) {
+    check.Warn(
+        "get_allocator_stats left SP_AllocatorStats.struct_size at 0: TensorFlow logs an error "
+        "and treats the statistics as unavailable");
+  }
+}
+
+SECTL_CHECK("struct_size.vintage", kRecommended,
+            "Every struct_size names a published layout, or a newer one") {
+  host::Platform& platform = check.platform();
+  const auto device = TryCreateDevice(check, platform);
+  std::vector<abi::StructSizeReading> readings;
+  for (const auto& report : platform.struct_reports()) readings.push_back(report.reading);
+  if (device != nullptr) {
+    const PerCallStructSizes sizes = ReadPerCallStructSizes(*device);
+    if (sizes.device_memory_base) {
+      readings.push_back(
+          abi::ReadStructSize(StructKind::kDeviceMemoryBase, *sizes.device_memory_base));
+    }
+    if (sizes.allocator_stats) {
+      readings.push_back(abi::ReadStructSize(StructKind::kAllocatorStats, *sizes.allocator_stats));
+    }
+  }
+  nlohmann::json& described = check.details()["struct_sizes"];
+  described = nlohmann::json::object();
+  for (const auto& reading : readings) {
+    const std::string name(reading.layout->struct_name);
+    if (described.contains(name)) continue;  // SP_Device, once per device
+    described[name] = reading.Describe();
+    switch (reading.verdict) {
+      case abi::SizeVerdict::kCurrent:
+      case abi::SizeVerdict::kOlderKnown:
+      case abi::SizeVerdict::kNewer:  // a newer header: accepted, its extra members unread
+      case abi::SizeVerdict::kZero:   // struct_size.zero's to report
+        break;
+      case abi::SizeVerdict::kSizeofInsteadOfEnd:
+        check.Warn(fmt::format(
+            "{}.struct_size is {}: a host that reads members up to struct_size takes the padding "
+            "for members it does not know; use the header's *_STRUCT_SIZE macro",
+            name, reading.Describe()));
+        break;
+      case abi::SizeVerdict::kUnknown:
+        check.Warn(fmt::format(
+            "{}.struct_size is {}: no TensorFlow header has this layout, so a host cannot tell "
+            "which members the plugin filled; use the header's *_STRUCT_SIZE macro",
+            name, reading.Describe()));
+        break;
+      case abi::SizeVerdict::kIncompatible:
+        check.Warn(fmt::format(
+            "{}.struct_size is {}: a released TensorFlow reads this struct at other offsets; "
+            "rebuild against a released header",
+            name, reading.Describe()));
+        break;
+    }
+  }
+}
+
+SECTL_CHECK("struct_size.older_host", kRequired,
+            "The plugin writes nothing past the struct sizes an older host announces") {
+  nlohmann::json& hosts = check.details()["hosts"];
+  hosts = nlohmann::json::array();
+  for (const EmulatedHost& older : OlderHosts()) hosts.push_back(RunOlderHost(check, older));
+}
+
+SECTL_CHECK("struct_size.newer_host", kRequired,
+            "A host whose structs are larger than the plugin's header gets as far as one that "
+            "matches it") {
+  // The same steps with this header's sizes first: what fails there too is
+  // another check's failure, not confusion about struct_size.
+  const HostOutcome matching = UseHost(check, {.generation = abi::LatestHostGeneration()});
+  const EmulatedHost newer = NewerHost();
+  const HostOutcome larger = UseHost(check, newer.options);
+  check.details() = {{"host", newer.description},
+                     {"steps", kAllSteps},
+                     {"steps_done_with_matching_sizes", matching.steps_done},
+                     {"steps_done_with_larger_sizes", larger.steps_done}};
+  if (!matching.failure.empty()) check.details()["failure_with_matching_sizes"] = matching.failure;
+  if (!larger.failure.empty()) check.details()["failure_with_larger_sizes"] = larger.failure;
+  if (larger.steps_done < matching.steps_done) {
+    check.Fail(fmt::format(
+        "with {}, {} (with this header's own sizes that step works): a TensorFlow built against "
+        "a newer header, with members appended and every struct_size larger, could not use this "
+        "plugin. A plugin must accept a larger struct_size and fill the members it knows",
+        newer.description, larger.failure));
+  }
+}
+
+}  // namespace sectl::checks
