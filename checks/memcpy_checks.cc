@@ -1,30 +1,271 @@
-// Copies: data moved between host and device arrives byte for byte.
+// Copies: every form moves exactly the bytes asked for, between interior
+// ranges of larger allocations and host buffers that end at an inaccessible
+// page, and touches nothing else. One check per form; each sets and reads the
+// device through a verification path (see copy_support.h), so that a broken
+// form fails its own check and no other. The paths tried first:
+//   memcpy.sync_htod, memcpy.sync_dtoh: memcpy_htod and memcpy_dtoh (stream);
+//   every other copy and fill check: sync_memcpy_htod and sync_memcpy_dtoh.
+// When those do not round-trip, the next pair that does is used, the form
+// under test last; a check's details name the paths it used.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "conform/check.h"
 #include "conform/check_support.h"
-#include "host/stream.h"
+#include "copy_support.h"
 
 namespace sectl::checks {
+namespace {
 
-SECTL_CHECK("memcpy.round_trip", kRequired,
-            "A buffer copied host to device and back on a stream is unchanged") {
-  constexpr size_t kBytes = size_t{1} << 20;
-  const host::Device& device = check.device();
-  auto stream = check.Require(device.CreateStream(), "create_stream");
-  auto memory = check.Require(device.Allocate(kBytes), "allocate");
-  const auto written = conform::TestPattern(kBytes);
-  std::vector<unsigned char> read_back(kBytes, 0);
-  check.Require(stream->MemcpyHtoD(memory.base(), written.data(), kBytes), "memcpy_htod");
-  check.Require(stream->MemcpyDtoH(read_back.data(), memory.base(), kBytes), "memcpy_dtoh");
-  check.Require(stream->BlockHostUntilDone(), "waiting for the stream");
-  const std::string difference = conform::FirstDifference(written.data(), read_back.data(), kBytes);
-  check.Expect(difference.empty(),
-               fmt::format("a {}-byte buffer copied host to device to host came back changed: {}",
-                           kBytes, difference));
-  check.details() = {{"bytes", kBytes}};
+using copies::CopyBench;
+using copies::CopyForm;
+using copies::CountOfBytes;
+using copies::FencedAllocation;
+using copies::FencedHostBuffer;
+
+// One byte, an odd size, a range crossing page boundaries, and 2 MiB (more
+// than one chunk for plugins that split large copies).
+constexpr std::array<uint64_t, 4> kCopySizes = {1, 13, 8193, (uint64_t{2} << 20) + 5};
+
+// A device-to-device source starts at another offset than its destination,
+// so that a copy from the wrong place reads other bytes.
+constexpr uint64_t kSourceOffset = 2 * copies::kSentinelBytes;
+
+// "memcpy_htod of 13 bytes to byte 256 of a 525-byte allocation"
+std::string DescribeCopy(CopyForm form, uint64_t size, std::string_view direction,
+                         const FencedAllocation& device_side) {
+  return fmt::format("{} of {} {} byte {} of a {}-byte allocation", copies::MemberOf(form),
+                     CountOfBytes(size), direction, device_side.layout().offset,
+                     device_side.layout().total());
+}
+
+// What TensorFlow makes of a copy that reports an error.
+constexpr std::string_view kFailedCopyConsequence =
+    "TensorFlow fails the operation that asked for the copy (and, on a stream, the stream)";
+
+void Report(conform::CheckContext& check, const CopyBench& bench,
+            const copies::Problems& problems) {
+  check.details() = {{"sizes", kCopySizes},
+                     {"offset_in_allocation", copies::kSentinelBytes},
+                     {"verified_through", bench.PathsUsed()}};
+  if (!problems.empty()) check.Fail(problems.Describe());
+}
+
+void AddFailedCopy(copies::Problems& problems, std::string_view operation, const Error& error) {
+  problems.Add(fmt::format("{} failed: {}", operation, error.message()));
+  problems.Explain(kFailedCopyConsequence);
+}
+
+// htod and sync_htod: from a host buffer ending at a guard page into an
+// interior range; the whole allocation must then read back as it was, with
+// exactly the range replaced.
+void CheckCopyToDevice(conform::CheckContext& check, CopyForm form) {
+  copies::SkipUnlessProvided(check, copies::FunctionOf(form));
+  CopyBench bench(check, form);
+  copies::Problems problems;
+  for (const uint64_t size : kCopySizes) {
+    FencedAllocation destination = bench.Fence({.size = size}, copies::kBackgroundSeed);
+    const std::vector<unsigned char> payload = conform::TestPattern(size, copies::kPayloadSeed);
+    FencedHostBuffer source(size);
+    std::copy(payload.begin(), payload.end(), source.data());
+    const std::string operation = DescribeCopy(form, size, "to", destination);
+    if (auto copied = bench.engine().ToDevice(form, destination.range(), source.data(), size);
+        !copied) {
+      AddFailedCopy(problems, operation, copied.error());
+      continue;
+    }
+    std::copy(payload.begin(), payload.end(), destination.expected_range().begin());
+    bench.CheckIntact(destination, operation, problems);
+  }
+  Report(check, bench, problems);
+}
+
+// Adds to `problems` what a copy to the host left wrong in `destination`,
+// compared with `payload` (and with `previous`, what the range held before,
+// to name a stale copy as such). Returns whether anything was wrong.
+bool CheckHostCopy(copies::Problems& problems, std::string_view operation,
+                   const FencedHostBuffer& destination, const std::vector<unsigned char>& payload,
+                   const std::vector<unsigned char>& previous) {
+  if (std::string in_front = destination.DamageInFront(); !in_front.empty()) {
+    problems.Add(fmt::format("{}: {}", operation, in_front));
+    problems.Explain("in TensorFlow the bytes in front of a host buffer belong to something else");
+    return true;
+  }
+  const std::span<const unsigned char> actual = destination.bytes();
+  if (std::equal(actual.begin(), actual.end(), payload.begin())) return false;
+  if (!previous.empty() && std::equal(actual.begin(), actual.end(), previous.begin())) {
+    problems.Add(fmt::format(
+        "{}: it delivered what the range held before its contents changed (a stale copy)",
+        operation));
+    problems.Explain("TensorFlow would read outdated tensor values");
+    return true;
+  }
+  const auto wrong = std::mismatch(actual.begin(), actual.end(), payload.begin());
+  problems.Add(
+      fmt::format("{}: byte {} of the host buffer reads 0x{:02x} where the device holds "
+                  "0x{:02x}",
+                  operation, wrong.first - actual.begin(), *wrong.first, *wrong.second));
+  problems.Explain("TensorFlow would read a corrupted tensor");
+  return true;
+}
+
+// dtoh and sync_dtoh: from an interior range into a host buffer ending at a
+// guard page, twice, with the range's contents changed in between.
+void CheckCopyToHost(conform::CheckContext& check, CopyForm form) {
+  copies::SkipUnlessProvided(check, copies::FunctionOf(form));
+  CopyBench bench(check, form);
+  copies::Problems problems;
+  for (const uint64_t size : kCopySizes) {
+    FencedAllocation source = bench.Fence({.size = size}, copies::kBackgroundSeed);
+    std::vector<unsigned char> previous;
+    for (const unsigned seed : {copies::kPayloadSeed, copies::kSecondPayloadSeed}) {
+      const std::vector<unsigned char> payload = conform::TestPattern(size, seed);
+      std::copy(payload.begin(), payload.end(), source.expected_range().begin());
+      bench.Store(source);
+      FencedHostBuffer destination(size);
+      const std::string operation =
+          DescribeCopy(form, size, "from", source) +
+          (previous.empty() ? "" : ", repeated after the range's contents changed");
+      if (auto copied = bench.engine().ToHost(form, destination.data(), source.range(), size);
+          !copied) {
+        AddFailedCopy(problems, operation, copied.error());
+        break;
+      }
+      if (CheckHostCopy(problems, operation, destination, payload, previous)) break;
+      previous = payload;
+    }
+  }
+  Report(check, bench, problems);
+}
+
+// dtod and sync_dtod: from an interior range of one allocation to an
+// interior range, at another offset, of a second one. The destination
+// must change in exactly its range and the source not at all.
+void CheckCopyWithinDevice(conform::CheckContext& check, CopyForm form) {
+  copies::SkipUnlessProvided(check, copies::FunctionOf(form));
+  CopyBench bench(check, form);
+  copies::Problems problems;
+  for (const uint64_t size : kCopySizes) {
+    FencedAllocation source =
+        bench.Fence({.offset = kSourceOffset, .size = size}, copies::kSourceBackgroundSeed);
+    const std::vector<unsigned char> payload = conform::TestPattern(size, copies::kPayloadSeed);
+    std::copy(payload.begin(), payload.end(), source.expected_range().begin());
+    bench.Store(source);
+    FencedAllocation destination = bench.Fence({.size = size}, copies::kBackgroundSeed);
+    if (source.Overlaps(destination)) {
+      check.Skip(
+          "allocate returned overlapping memory for two live allocations, so a copy "
+          "between them cannot be judged; the memory checks report it");
+    }
+    const std::string operation = fmt::format(
+        "{} of {} from byte {} of one allocation to byte {} of another", copies::MemberOf(form),
+        CountOfBytes(size), kSourceOffset, destination.layout().offset);
+    if (auto copied = bench.engine().WithinDevice(form, destination.range(), source.range(), size);
+        !copied) {
+      AddFailedCopy(problems, operation, copied.error());
+      continue;
+    }
+    std::copy(payload.begin(), payload.end(), destination.expected_range().begin());
+    bench.CheckIntact(destination, operation, problems);
+    bench.CheckIntact(source, operation + ", in its source (which must not change)", problems);
+  }
+  Report(check, bench, problems);
+}
+
+// A copy of 0 bytes in `form`: to `destination` or from `source` on the
+// device side, from or to `host` on the host side.
+Expected<void> CopyNothing(copies::CopyEngine& engine, CopyForm form,
+                           SP_DeviceMemoryBase destination, SP_DeviceMemoryBase source,
+                           unsigned char* host) {
+  switch (form) {
+    case CopyForm::kHtoD:
+    case CopyForm::kSyncHtoD:
+      return engine.ToDevice(form, destination, host, 0);
+    case CopyForm::kDtoH:
+    case CopyForm::kSyncDtoH:
+      return engine.ToHost(form, host, source, 0);
+    case CopyForm::kDtoD:
+    case CopyForm::kSyncDtoD:
+      return engine.WithinDevice(form, destination, source, 0);
+  }
+  throw std::logic_error("unknown copy form");
+}
+
+}  // namespace
+
+SECTL_CHECK("memcpy.htod", kRequired,
+            "memcpy_htod copies exactly the bytes asked for into an interior range, and nothing "
+            "else") {
+  CheckCopyToDevice(check, CopyForm::kHtoD);
+}
+
+SECTL_CHECK("memcpy.dtoh", kRequired,
+            "memcpy_dtoh copies exactly the bytes asked for from an interior range, current each "
+            "time, and nothing else") {
+  CheckCopyToHost(check, CopyForm::kDtoH);
+}
+
+SECTL_CHECK("memcpy.dtod", kRequired,
+            "memcpy_dtod copies exactly the bytes asked for between interior ranges, and leaves "
+            "everything else as it was") {
+  CheckCopyWithinDevice(check, CopyForm::kDtoD);
+}
+
+SECTL_CHECK("memcpy.sync_htod", kRequired,
+            "sync_memcpy_htod copies exactly the bytes asked for into an interior range, and "
+            "nothing else") {
+  CheckCopyToDevice(check, CopyForm::kSyncHtoD);
+}
+
+SECTL_CHECK("memcpy.sync_dtoh", kRequired,
+            "sync_memcpy_dtoh copies exactly the bytes asked for from an interior range, current "
+            "each time, and nothing else") {
+  CheckCopyToHost(check, CopyForm::kSyncDtoH);
+}
+
+SECTL_CHECK("memcpy.sync_dtod", kRequired,
+            "sync_memcpy_dtod, where provided, copies exactly the bytes asked for between "
+            "interior ranges, and leaves everything else as it was") {
+  CheckCopyWithinDevice(check, CopyForm::kSyncDtoD);
+}
+
+SECTL_CHECK("memcpy.zero_size", kRequired,
+            "A copy of 0 bytes succeeds and touches nothing, in every form the plugin provides") {
+  copies::SkipUnlessProvided(check, abi::PluginFunction::kAllocate);
+  CopyBench bench(check, std::nullopt);
+  const FencedAllocation fenced = bench.Fence({.size = 0}, copies::kBackgroundSeed);
+  // The host side is the first byte of an inaccessible page: a plugin that
+  // touches it anyway crashes in its own call.
+  const conform::GuardedHostBuffer nothing(0);
+  if (!nothing.ok()) throw std::runtime_error("sectl could not map a guarded host buffer");
+  const SP_DeviceMemoryBase destination = fenced.range();
+  // Another empty range in the same allocation, for the forms that read
+  // from the device.
+  const SP_DeviceMemoryBase source = fenced.Slice(copies::kSentinelBytes / 2, 0);
+  copies::CopyEngine& engine = bench.engine();
+
+  copies::Problems problems;
+  nlohmann::json tried = nlohmann::json::array();
+  for (const CopyForm form : copies::kAllCopyForms) {
+    if (!check.platform().Provides(copies::FunctionOf(form))) continue;
+    tried.push_back(copies::MemberOf(form));
+    const Expected<void> copied = CopyNothing(engine, form, destination, source, nothing.data());
+    if (!copied) {
+      AddFailedCopy(problems, fmt::format("{} of 0 bytes", copies::MemberOf(form)), copied.error());
+    }
+  }
+  bench.CheckIntact(
+      fenced,
+      fmt::format("copies of 0 bytes to and from byte {} of an allocation", fenced.layout().offset),
+      problems);
+  check.details() = {{"forms", tried}, {"verified_through", bench.PathsUsed()}};
+  if (!problems.empty()) check.Fail(problems.Describe());
 }
 
 }  // namespace sectl::checks

@@ -77,15 +77,18 @@ TEST(Conform, BothReferencePluginsPassEverything) {
     EXPECT_TRUE(report["load_error"].is_null());
     EXPECT_GE(report["results"].size(), 4u);
     for (const json& result : report["results"]) {
-      EXPECT_EQ(result["status"], "pass") << plugin << ": " << result.dump(2);
+      // Skips are for optional members the plugin lacks (minimal has several).
+      EXPECT_TRUE(result["status"] == "pass" || result["status"] == "skip")
+          << plugin << ": " << result.dump(2);
     }
-    EXPECT_EQ(report["summary"]["pass"], report["results"].size());
+    EXPECT_EQ(report["summary"]["pass"].get<size_t>() + report["summary"]["skip"].get<size_t>(),
+              report["results"].size());
   }
 }
 
 TEST(Conform, CrashIsReportedWithTheCallThatNeverReturned) {
   const json report = Conform({FixturePlugin("memcpy_crash")}, 1);
-  const json* result = ResultOf(report, "memcpy.round_trip");
+  const json* result = ResultOf(report, "memcpy.htod");
   ASSERT_NE(result, nullptr);
   EXPECT_EQ((*result)["status"], "crash");
   EXPECT_NE(
@@ -101,13 +104,14 @@ TEST(Conform, CrashIsReportedWithTheCallThatNeverReturned) {
     if (frame.get<std::string>().find("memcpy_crash.so") != std::string::npos) plugin_frame = true;
   }
   EXPECT_TRUE(plugin_frame) << (*result)["details"].dump(2);
-  EXPECT_EQ(report["summary"]["crash"], 1);
-  EXPECT_EQ(report["summary"]["pass"], report["results"].size() - 1);
+  // Every check that copies host to device crashes with it; the others pass.
+  EXPECT_GE(report["summary"]["crash"].get<int>(), 1);
+  EXPECT_EQ(report["summary"]["fail"], 0);
 }
 
 TEST(Conform, HangIsKilledAndNamed) {
   const json report = Conform({FixturePlugin("memcpy_hang"), "--timeout", "1"}, 1);
-  const json* result = ResultOf(report, "memcpy.round_trip");
+  const json* result = ResultOf(report, "memcpy.htod");
   ASSERT_NE(result, nullptr);
   EXPECT_EQ((*result)["status"], "timeout");
   EXPECT_NE((*result)["message"].get<std::string>().find("in SP_StreamExecutor.memcpy_htod"),
@@ -116,7 +120,7 @@ TEST(Conform, HangIsKilledAndNamed) {
 
 TEST(Conform, ExitWithoutReportingIsReportedAsSuch) {
   const json report = Conform({FixturePlugin("memcpy_exit")}, 1);
-  const json* result = ResultOf(report, "memcpy.round_trip");
+  const json* result = ResultOf(report, "memcpy.htod");
   ASSERT_NE(result, nullptr);
   EXPECT_EQ((*result)["status"], "crash");
   EXPECT_NE((*result)["message"].get<std::string>().find("exited with status 3 without reporting"),
@@ -125,7 +129,7 @@ TEST(Conform, ExitWithoutReportingIsReportedAsSuch) {
 
 TEST(Conform, NoisyPluginKeepsStdoutValidJsonAndItsOutputIsAttached) {
   const json report = Conform({FixturePlugin("memcpy_noise")}, 0);
-  const json* result = ResultOf(report, "memcpy.round_trip");
+  const json* result = ResultOf(report, "memcpy.htod");
   ASSERT_NE(result, nullptr);
   EXPECT_NE((*result)["log"].get<std::string>().find("stderr noise"), std::string::npos);
 }
@@ -144,9 +148,12 @@ TEST(Conform, UnloadablePluginStillGetsACompleteReport) {
 
 TEST(Conform, FilterSelectsByGlob) {
   const json report = Conform({"--filter", "registration.*-*.version_fields"}, 0);
-  std::set<std::string> ids;
-  for (const json& result : report["results"]) ids.insert(result["id"]);
-  EXPECT_EQ(ids, (std::set<std::string>{"registration.init", "registration.required_callbacks"}));
+  ASSERT_FALSE(report["results"].empty());
+  for (const json& result : report["results"]) {
+    const std::string id = result["id"];
+    EXPECT_EQ(id.rfind("registration.", 0), 0u) << id;
+    EXPECT_NE(id, "registration.version_fields");
+  }
 }
 
 TEST(Conform, ShardsPartitionTheSuite) {
@@ -174,13 +181,14 @@ TEST(Conform, RepeatAndShuffleAreReproducible) {
                            std::to_string(second["results"][i]["repetition"].get<int>()));
   }
   EXPECT_EQ(order_first, order_second);
-  EXPECT_EQ(first["summary"]["pass"], 3 * Conform({}, 0)["results"].size());
+  const json once = Conform({}, 0);
+  EXPECT_EQ(first["summary"]["pass"], 3 * once["summary"]["pass"].get<int>());
 }
 
 TEST(Conform, ListsChecksAsTableAndJson) {
   const CommandResult table = RunSectl({"conform", "--list"});
   EXPECT_EQ(table.exit_code, 0);
-  EXPECT_NE(table.out.find("memcpy.round_trip"), std::string::npos);
+  EXPECT_NE(table.out.find("memcpy.htod"), std::string::npos);
   const CommandResult listed = RunSectl({"conform", "--list", "--format", "json"});
   const json checks = json::parse(listed.out);
   ASSERT_TRUE(checks.is_array());
@@ -204,8 +212,7 @@ TEST_F(ConformTest, WritesJunitBesideTheMainReport) {
   EXPECT_GE(suites.attribute("tests").as_int(), 4);
   EXPECT_TRUE(suites.find_node([](pugi::xml_node node) {
     return std::string(node.name()) == "testcase" &&
-           std::string(node.attribute("name").value()) == "memcpy.round_trip" &&
-           node.child("failure");
+           std::string(node.attribute("name").value()) == "memcpy.dtoh" && node.child("failure");
   }));
 }
 
@@ -215,22 +222,22 @@ TEST_F(ConformTest, BaselineExcusesKnownFailuresAndReportsFixes) {
   const CommandResult first =
       RunSectl({"conform", FaultyPlugin("corrupt_dtoh"), "--write-baseline", baseline});
   EXPECT_EQ(first.exit_code, 1);
-  EXPECT_NE(Read(baseline).find("memcpy.round_trip"), std::string::npos);
+  EXPECT_NE(Read(baseline).find("memcpy.dtoh"), std::string::npos);
 
   const json excused = Conform({FaultyPlugin("corrupt_dtoh"), "--baseline", baseline}, 0);
-  EXPECT_EQ(ResultOf(excused, "memcpy.round_trip")->at("baseline"), "expected");
+  EXPECT_EQ(ResultOf(excused, "memcpy.dtoh")->at("baseline"), "expected");
 
   const json fixed = Conform({ReferencePlugin("sectl_minimal"), "--baseline", baseline}, 0);
-  EXPECT_EQ(ResultOf(fixed, "memcpy.round_trip")->at("baseline"), "fixed");
+  EXPECT_EQ(ResultOf(fixed, "memcpy.dtoh")->at("baseline"), "fixed");
 
   const std::string expired =
       Write("expired.txt", "fail memcpy.* expires=2020-01-01 fixed long ago, supposedly\n");
   const json regression = Conform({FaultyPlugin("corrupt_dtoh"), "--baseline", expired}, 1);
-  EXPECT_EQ(ResultOf(regression, "memcpy.round_trip")->at("baseline"), "expired");
+  EXPECT_EQ(ResultOf(regression, "memcpy.dtoh")->at("baseline"), "expired");
 
   const std::string skipping = Write("skip.txt", "skip memcpy.* no copies on this device\n");
   const json skipped = Conform({FaultyPlugin("corrupt_dtoh"), "--baseline", skipping}, 0);
-  EXPECT_EQ(ResultOf(skipped, "memcpy.round_trip")->at("status"), "skip");
+  EXPECT_EQ(ResultOf(skipped, "memcpy.dtoh")->at("status"), "skip");
 }
 
 TEST_F(ConformTest, MalformedBaselineIsAUsageErrorWithFileAndLine) {
@@ -256,7 +263,7 @@ TEST_F(ConformTest, ReportMergesShardsAndRefusesMixedPlugins) {
   const json direct = Conform({FaultyPlugin("corrupt_dtoh")}, 1);
   EXPECT_EQ(whole["summary"], direct["summary"]);
   const CommandResult table = RunSectl({"report", shards[0], shards[1]});
-  EXPECT_NE(table.out.find("memcpy.round_trip"), std::string::npos);
+  EXPECT_NE(table.out.find("memcpy.dtoh"), std::string::npos);
 
   const std::string other = PathOf("other.json");
   (void)RunSectl({"conform", "--report", "json", "-o", other});
@@ -267,7 +274,8 @@ TEST_F(ConformTest, ReportMergesShardsAndRefusesMixedPlugins) {
 
 TEST(Conform, InProcessIsolationRunsTheSameChecks) {
   const json report = Conform({"--isolation", "none", ReferencePlugin("sectl_minimal")}, 0);
-  EXPECT_EQ(report["summary"]["pass"], report["results"].size());
+  const json isolated = Conform({ReferencePlugin("sectl_minimal")}, 0);
+  EXPECT_EQ(report["summary"], isolated["summary"]);
 }
 
 TEST(Conform, UsageErrorsExitTwo) {

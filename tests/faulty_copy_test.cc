@@ -8,9 +8,22 @@ class CopyFaults : public ::testing::TestWithParam<FaultCase> {};
 
 TEST_P(CopyFaults, AreCaughtByExactlyTheirCheck) { ExpectCaughtByExactlyItsCheck(GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(Faults, CopyFaults,
-                         ::testing::Values(FaultCase{"corrupt_dtoh", "memcpy.round_trip", "fail"}),
-                         [](const auto& info) { return info.param.fault; });
+INSTANTIATE_TEST_SUITE_P(
+    Faults, CopyFaults,
+    ::testing::Values(FaultCase{"htod_drops_last_byte", "memcpy.htod", "fail"},
+                      FaultCase{"corrupt_dtoh", "memcpy.dtoh", "fail"},
+                      // The byte past the end lands on the guard page after the host buffer.
+                      FaultCase{"dtoh_reads_past_end", "memcpy.dtoh", "crash"},
+                      FaultCase{"dtod_ignores_offset", "memcpy.dtod", "fail"},
+                      FaultCase{"sync_htod_truncates", "memcpy.sync_htod", "fail"},
+                      FaultCase{"sync_dtoh_stale", "memcpy.sync_dtoh", "fail"},
+                      FaultCase{"sync_dtod_wrong", "memcpy.sync_dtod", "fail"},
+                      FaultCase{"zero_size_crash", "memcpy.zero_size", "crash"},
+                      FaultCase{"mem_zero_partial", "fill.mem_zero", "fail"},
+                      // TensorFlow never calls memset itself: a recommendation.
+                      FaultCase{"memset_wrong_pattern", "fill.memset", "warn"},
+                      FaultCase{"memset32_element_count", "fill.memset32", "fail"}),
+    [](const auto& info) { return info.param.fault; });
 
 }  // namespace
 }  // namespace sectl::testing
