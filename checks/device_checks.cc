@@ -1,0 +1,171 @@
+// Devices: how many there are, and what create_device hands out for each.
+//
+// TensorFlow reads the count lazily and repeatedly (get_device_count is
+// called for ListPhysicalDevices, for device creation, and after every
+// create_device), creates each device by ordinal, and from then on passes
+// its own copy of the SP_Device the plugin filled: the ordinal and
+// device_handle in it are all the plugin gets back.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "conform/check.h"
+#include "host/dispatcher.h"
+#include "host/guarded_struct.h"
+
+namespace sectl::checks {
+namespace {
+
+using abi::PluginFunction;
+
+// Enough calls to see a count that changes from call to call.
+constexpr int kCountReadings = 6;
+
+// Ordinals beyond this are not created one by one (the check stays fast on
+// a machine with very many devices).
+constexpr int kMostOrdinalsCreated = 64;
+
+// "1 device", "2 devices"
+std::string Devices(int count) {
+  return count == 1 ? "1 device" : fmt::format("{} devices", count);
+}
+
+// get_device_count, or the check stops: the count is needed to go on.
+int RequireDeviceCount(conform::CheckContext& check) {
+  return check.Require(check.platform().DeviceCount(), "get_device_count");
+}
+
+// The count, when there is at least one device to look at; otherwise the
+// check steps aside for registration.init, which reports a plugin without
+// devices.
+int RequireSomeDevices(conform::CheckContext& check) {
+  const int count = RequireDeviceCount(check);
+  if (count < 1) {
+    check.Skip(
+        fmt::format("get_device_count reports {} (registration.init reports it)", Devices(count)));
+  }
+  return count;
+}
+
+// What create_device left in the host's structs for one ordinal.
+struct CreateDeviceAnswer {
+  Expected<void> status;
+  SP_Device device;
+};
+
+// create_device as TensorFlow calls it, but into structs the check keeps, so
+// that what the plugin wrote is visible even when it reports failure.
+CreateDeviceAnswer CallCreateDevice(host::Platform& platform, int ordinal) {
+  auto device = platform.HandOver<SP_Device>(abi::StructKind::kDevice);
+  auto params = platform.HandOver<SE_CreateDeviceParams>(abi::StructKind::kCreateDeviceParams);
+  params->ordinal = ordinal;
+  params->device = device.get();
+  auto status = platform.dispatcher().InvokeWithStatus(PluginFunction::kCreateDevice,
+                                                       platform.platform_fns().create_device,
+                                                       platform.plugin_platform(), params.get());
+  return {std::move(status), *device.get()};
+}
+
+void CallDestroyDevice(const host::Platform& platform, SP_Device device) {
+  (void)platform.dispatcher().Invoke(PluginFunction::kDestroyDevice,
+                                     platform.platform_fns().destroy_device,
+                                     platform.plugin_platform(), &device);
+}
+
+}  // namespace
+
+SECTL_CHECK("device.count", kRequired,
+            "get_device_count reports at least one device, and the same number on every call") {
+  std::vector<int> counts;
+  counts.reserve(kCountReadings);
+  for (int i = 0; i < kCountReadings; ++i) counts.push_back(RequireDeviceCount(check));
+  check.details() = {{"counts", counts}};
+  check.Expect(counts.front() >= 1,
+               fmt::format("get_device_count reports {}: TensorFlow registers the "
+                           "platform but creates no device",
+                           Devices(counts.front())));
+  const bool stable =
+      std::all_of(counts.begin(), counts.end(), [&](int count) { return count == counts.front(); });
+  check.Expect(stable, fmt::format("get_device_count answered {} on {} calls in a row: TensorFlow "
+                                   "calls it lazily and again and again (listing devices, creating "
+                                   "them, after every create_device), so devices appear and vanish "
+                                   "between those calls",
+                                   fmt::join(counts, ", "), kCountReadings));
+}
+
+SECTL_CHECK("device.create_every_ordinal", kRequired,
+            "create_device succeeds for every ordinal below the count, and fills in that ordinal "
+            "and a device handle") {
+  host::Platform& platform = check.platform();
+  const int count = RequireSomeDevices(check);
+  const int created = std::min(count, kMostOrdinalsCreated);
+  nlohmann::json devices = nlohmann::json::array();
+  // One at a time (--device picks the device other checks use; this check
+  // covers them all).
+  for (int ordinal = 0; ordinal < created; ++ordinal) {
+    auto device = platform.CreateDevice(ordinal);
+    if (!device) {
+      check.Fail(fmt::format("create_device for ordinal {} of {} failed: {}", ordinal, count,
+                             device.error().message()));
+      continue;
+    }
+    const host::Device& made = **device;
+    devices.push_back({{"ordinal", ordinal},
+                       {"reported_ordinal", made.reported_ordinal()},
+                       {"device_handle_set", made.device_handle() != nullptr},
+                       {"hardware_name", made.hardware_name()}});
+    check.Expect(made.reported_ordinal() == ordinal,
+                 fmt::format("create_device for ordinal {} left SP_Device.ordinal = {}: "
+                             "TensorFlow passes this SP_Device to every later call, so a plugin "
+                             "that reads device->ordinal works on the wrong device",
+                             ordinal, made.reported_ordinal()));
+    if (made.device_handle() == nullptr) {
+      check.Warn(fmt::format(
+          "create_device for ordinal {} left SP_Device.device_handle null: every later call "
+          "gets only TensorFlow's copy of the SP_Device, and the handle is where a plugin keeps "
+          "the device's state",
+          ordinal));
+    }
+  }
+  check.details() = {{"device_count", count}, {"devices", devices}};
+  if (created < count) check.details()["not_created"] = count - created;
+}
+
+SECTL_CHECK("device.out_of_range", kRequired,
+            "create_device for an ordinal at or beyond the count fails cleanly and hands out no "
+            "device") {
+  host::Platform& platform = check.platform();
+  const int count = RequireSomeDevices(check);
+  nlohmann::json answers = nlohmann::json::array();
+  std::vector<int> handed_out;
+  for (int ordinal : {count, count + 1}) {
+    CreateDeviceAnswer answer = CallCreateDevice(platform, ordinal);
+    answers.push_back({{"ordinal", ordinal},
+                       {"status", answer.status ? "OK" : answer.status.error().message()},
+                       {"device_handle_set", answer.device.device_handle != nullptr}});
+    if (answer.status) {
+      handed_out.push_back(ordinal);
+      CallDestroyDevice(platform, answer.device);
+    } else if (answer.device.device_handle != nullptr) {
+      check.Warn(fmt::format(
+          "create_device for ordinal {} failed but left a device_handle in SP_Device: "
+          "TensorFlow never destroys a device whose creation failed, so whatever the handle "
+          "points to leaks",
+          ordinal));
+    }
+  }
+  if (!handed_out.empty()) {
+    check.Fail(fmt::format(
+        "create_device succeeded for ordinal {} although get_device_count reports {}: the count "
+        "is read again and again, and when it shrinks TensorFlow must get an error for the "
+        "vanished ordinal, not a device that does not exist",
+        fmt::join(handed_out, " and "), Devices(count)));
+  }
+  check.details() = {{"device_count", count}, {"answers", answers}};
+}
+
+}  // namespace sectl::checks

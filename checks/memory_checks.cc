@@ -1,0 +1,838 @@
+// Memory: what allocate and deallocate, host and unified memory, the
+// allocator statistics and device_memory_usage must do for TensorFlow.
+//
+// TensorFlow places tensors straight into what allocate returns (through its
+// BFC or simple allocator), CHECKs that they are 64-byte aligned, frees them
+// with only `opaque` set, and sizes its memory pool from device_memory_usage
+// when it creates the device. Each check below tests one of those promises,
+// so that a plugin breaking one is told exactly which.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <initializer_list>
+#include <latch>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "conform/check.h"
+#include "conform/check_support.h"
+#include "host/dispatcher.h"
+#include "host/stream.h"
+
+namespace sectl::checks {
+namespace {
+
+using abi::PluginFunction;
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+// TensorFlow's Allocator::kAllocatorAlignment: Tensor CHECKs IsAligned().
+constexpr uint64_t kTensorAlignment = 64;
+
+// The largest allocation any check makes (the suite's budget per check).
+constexpr uint64_t kLargestAllocation = 256 * kMiB;
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+// A missing required member is registration.required_callbacks' to report,
+// once; checks that need it step aside.
+void SkipUnlessProvided(conform::CheckContext& check,
+                        std::initializer_list<PluginFunction> functions) {
+  for (PluginFunction function : functions) {
+    if (!check.platform().Provides(function)) {
+      check.Skip(
+          fmt::format("the plugin does not provide {} (registration.required_callbacks "
+                      "reports missing required members)",
+                      abi::QualifiedName(function)));
+    }
+  }
+}
+
+// "1 byte", "24 bytes", "4 KiB", "256 MiB", "1048577 bytes": exact, and short
+// where that loses nothing.
+std::string Bytes(uint64_t size) {
+  if (size == 1) return "1 byte";
+  if (size >= kMiB && size % kMiB == 0) return fmt::format("{} MiB", size / kMiB);
+  if (size >= 1024 && size % 1024 == 0) return fmt::format("{} KiB", size / 1024);
+  return fmt::format("{} bytes", size);
+}
+
+std::string Bytes(int64_t size) {
+  return size < 0 ? fmt::format("{} bytes", size) : Bytes(static_cast<uint64_t>(size));
+}
+
+// "11.8 GiB", "300.0 MiB": for amounts where the last byte does not matter.
+std::string Roughly(int64_t size) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (size >= (int64_t{1} << 30) || size <= -(int64_t{1} << 30)) {
+    return fmt::format("{:.1f} GiB", static_cast<double>(size) / kGiB);
+  }
+  return fmt::format("{:.1f} MiB", static_cast<double>(size) / static_cast<double>(kMiB));
+}
+
+// Many instances of one problem, told as the first and a count of the rest.
+std::string Summary(const std::vector<std::string>& instances) {
+  if (instances.empty()) return {};
+  if (instances.size() == 1) return instances.front();
+  return fmt::format("{}; and {} more", instances.front(), instances.size() - 1);
+}
+
+std::string Address(const void* pointer) { return fmt::format("{}", pointer); }
+
+uint64_t MisalignmentOf(const void* pointer) {
+  return reinterpret_cast<uintptr_t>(pointer) % kTensorAlignment;
+}
+
+// allocate as TensorFlow calls it, returning the struct exactly as the plugin
+// filled it. For checks that must choose what deallocate receives:
+// host::DeviceMemory always frees as TensorFlow does.
+Expected<SP_DeviceMemoryBase> AllocateRaw(const host::Device& device, uint64_t size) {
+  SP_DeviceMemoryBase memory{};
+  memory.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
+  auto called = device.dispatcher().Invoke(PluginFunction::kAllocate, device.fns().allocate,
+                                           device.plugin_device(), size, int64_t{0}, &memory);
+  if (!called) return tl::unexpected(called.error());
+  return memory;
+}
+
+void DeallocateRaw(const host::Device& device, SP_DeviceMemoryBase memory) {
+  (void)device.dispatcher().Invoke(PluginFunction::kDeallocate, device.fns().deallocate,
+                                   device.plugin_device(), &memory);
+}
+
+// What TensorFlow's DeviceMemAllocator::Free passes: DeviceMemoryBase(ptr).
+SP_DeviceMemoryBase OnlyOpaque(void* opaque) {
+  SP_DeviceMemoryBase memory{};
+  memory.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
+  memory.opaque = opaque;
+  return memory;
+}
+
+// A raw allocation freed when it goes out of scope, as TensorFlow frees it,
+// unless the check freed it some other way first.
+class RawAllocation {
+ public:
+  RawAllocation(const host::Device& device, const SP_DeviceMemoryBase& memory)
+      : device_(&device), memory_(memory) {}
+  ~RawAllocation() {
+    if (memory_.opaque != nullptr) DeallocateRaw(*device_, OnlyOpaque(memory_.opaque));
+  }
+  RawAllocation(RawAllocation&& other) noexcept
+      : device_(other.device_), memory_(std::exchange(other.memory_, {})) {}
+  RawAllocation& operator=(RawAllocation&&) = delete;
+  RawAllocation(const RawAllocation&) = delete;
+  RawAllocation& operator=(const RawAllocation&) = delete;
+
+  const SP_DeviceMemoryBase& memory() const { return memory_; }
+  // deallocate with the struct exactly as allocate filled it (size, payload).
+  void FreeAsReturned() { DeallocateRaw(*device_, std::exchange(memory_, {})); }
+  // deallocate as TensorFlow calls it.
+  void FreeAsTensorFlowDoes() {
+    DeallocateRaw(*device_, OnlyOpaque(std::exchange(memory_, {}).opaque));
+  }
+
+ private:
+  const host::Device* device_;
+  SP_DeviceMemoryBase memory_;
+};
+
+RawAllocation RequireRawAllocation(conform::CheckContext& check, const host::Device& device,
+                                   uint64_t size) {
+  const SP_DeviceMemoryBase memory =
+      check.Require(AllocateRaw(device, size), fmt::format("allocate({})", Bytes(size)));
+  if (memory.opaque == nullptr) {
+    check.Abort(fmt::format("allocate returned no memory for {}", Bytes(size)));
+  }
+  return {device, memory};
+}
+
+// One way of writing to device memory and reading it back.
+struct CopyPath {
+  const char* name;
+  std::string (*problem)(const host::Device&, const host::DeviceMemory&,
+                         std::span<const std::pair<uint64_t, unsigned char>>);
+};
+
+std::string ReadBackProblem(uint64_t offset, unsigned char written, unsigned char read) {
+  if (read == written) return {};
+  return fmt::format("byte {} reads back as 0x{:02x}, 0x{:02x} was written", offset, read, written);
+}
+
+std::string SyncCopyProblem(const host::Device& device, const host::DeviceMemory& memory,
+                            std::span<const std::pair<uint64_t, unsigned char>> bytes) {
+  for (const auto& [offset, value] : bytes) {
+    if (auto written = device.SyncMemcpyHtoD(memory.Slice(offset, 1), &value, 1); !written) {
+      return written.error().message();
+    }
+  }
+  for (const auto& [offset, value] : bytes) {
+    unsigned char read = ~value;
+    if (auto copied = device.SyncMemcpyDtoH(&read, memory.Slice(offset, 1), 1); !copied) {
+      return copied.error().message();
+    }
+    if (auto problem = ReadBackProblem(offset, value, read); !problem.empty()) return problem;
+  }
+  return {};
+}
+
+std::string StreamCopyProblem(const host::Device& device, const host::DeviceMemory& memory,
+                              std::span<const std::pair<uint64_t, unsigned char>> bytes) {
+  auto stream = device.CreateStream();
+  if (!stream) return stream.error().message();
+  std::vector<unsigned char> read(bytes.size());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    read[i] = ~bytes[i].second;
+    if (auto written = (*stream)->MemcpyHtoD(memory.Slice(bytes[i].first, 1), &bytes[i].second, 1);
+        !written) {
+      return written.error().message();
+    }
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (auto copied = (*stream)->MemcpyDtoH(&read[i], memory.Slice(bytes[i].first, 1), 1);
+        !copied) {
+      return copied.error().message();
+    }
+  }
+  if (auto done = (*stream)->BlockHostUntilDone(); !done) return done.error().message();
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (auto problem = ReadBackProblem(bytes[i].first, bytes[i].second, read[i]);
+        !problem.empty()) {
+      return problem;
+    }
+  }
+  return {};
+}
+
+// "" when a byte written at each end of `memory` (of `size` bytes) reads
+// back: proof that the whole range is there, not just its first page. The
+// synchronous copies are tried first, then copies on a stream: a broken copy
+// is the copy checks' to report, so only memory that no copy can use is
+// reported here.
+std::string ProblemUsingEnds(const host::Device& device, const host::DeviceMemory& memory,
+                             uint64_t size) {
+  std::vector<std::pair<uint64_t, unsigned char>> ends = {{0, 0x5A}};
+  if (size > 1) ends.emplace_back(size - 1, 0xC3);
+  static constexpr std::array<CopyPath, 2> kPaths = {
+      CopyPath{"sync_memcpy_htod/sync_memcpy_dtoh", SyncCopyProblem},
+      CopyPath{"memcpy_htod/memcpy_dtoh on a stream", StreamCopyProblem}};
+  std::string problems;
+  for (const CopyPath& path : kPaths) {
+    const std::string problem = path.problem(device, memory, ends);
+    if (problem.empty()) return {};
+    problems += fmt::format("{}{}: {}", problems.empty() ? "" : "; ", path.name, problem);
+  }
+  return problems;
+}
+
+// A device range: where it starts, how long it is, and what it was.
+struct Range {
+  uintptr_t begin;
+  uint64_t size;
+  std::string label;
+};
+
+// "" when no two ranges share a byte; else the first two that do.
+std::string FirstOverlap(std::vector<Range> ranges) {
+  std::erase_if(ranges, [](const Range& range) { return range.size == 0; });
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.begin < b.begin; });
+  // The range reaching furthest so far: every later range must start past it.
+  const Range* furthest = nullptr;
+  for (const Range& range : ranges) {
+    if (furthest != nullptr && range.begin < furthest->begin + furthest->size) {
+      return fmt::format(
+          "{} at 0x{:x} and {} at 0x{:x} share {}", furthest->label, furthest->begin, range.label,
+          range.begin,
+          Bytes(std::min(furthest->begin + furthest->size, range.begin + range.size) -
+                range.begin));
+    }
+    if (furthest == nullptr || range.begin + range.size > furthest->begin + furthest->size) {
+      furthest = &range;
+    }
+  }
+  return {};
+}
+
+// device_memory_usage, or nullopt where it fails (memory.usage reports that).
+std::optional<host::MemoryUsage> UsageIfAnswered(const host::Device& device) {
+  auto usage = device.QueryMemoryUsage();
+  if (!usage) return std::nullopt;
+  return *usage;
+}
+
+// ---------------------------------------------------------------------------
+// allocate
+// ---------------------------------------------------------------------------
+
+}  // namespace
+
+// Sizes held at once: tiny and odd, around the alignment, around a page, and
+// a few MiB. 256 MiB follows on its own.
+constexpr std::array<uint64_t, 12> kHeldSizes = {1,    2,    3,    63,    64,       65,
+                                                 4095, 4096, 4097, 65537, kMiB + 1, 16 * kMiB + 3};
+
+SECTL_CHECK("memory.allocate", kRequired,
+            "allocate returns usable, non-overlapping memory of the requested size, from 1 byte "
+            "to 256 MiB") {
+  SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
+  const host::Device& device = check.device();
+  std::vector<std::string> failed;
+  std::vector<std::string> short_sizes;
+  std::vector<std::string> unusable;
+  nlohmann::json reported = nlohmann::json::array();
+
+  // The allocation, once it has been checked; nullopt if allocate failed.
+  auto allocate_and_use = [&](uint64_t size) -> std::optional<host::DeviceMemory> {
+    auto memory = device.Allocate(size);
+    if (!memory) {
+      failed.push_back(memory.error().message());
+      return std::nullopt;
+    }
+    reported.push_back({{"requested", size}, {"reported_size", memory->size()}});
+    if (memory->size() < size) {
+      short_sizes.push_back(fmt::format("{} for {}", memory->size(), Bytes(size)));
+    }
+    if (auto problem = ProblemUsingEnds(device, *memory, size); !problem.empty()) {
+      unusable.push_back(
+          fmt::format("{} at {}: {}", Bytes(size), Address(memory->opaque()), problem));
+    }
+    return std::move(*memory);
+  };
+
+  std::vector<host::DeviceMemory> held;
+  std::vector<Range> ranges;
+  for (uint64_t size : kHeldSizes) {
+    auto memory = allocate_and_use(size);
+    if (!memory) continue;
+    ranges.push_back({reinterpret_cast<uintptr_t>(memory->opaque()), size,
+                      fmt::format("the block of {}", Bytes(size))});
+    held.push_back(std::move(*memory));
+  }
+  const std::string overlap = FirstOverlap(ranges);
+  held.clear();
+
+  // The largest size alone, where the device says it has room for it twice
+  // over (a device that is simply full is not at fault).
+  const auto usage = UsageIfAnswered(device);
+  if (usage && usage->free_bytes < static_cast<int64_t>(2 * kLargestAllocation)) {
+    check.details()["largest_size_skipped"] =
+        fmt::format("device_memory_usage reports only {} free", Bytes(usage->free_bytes));
+  } else {
+    (void)allocate_and_use(kLargestAllocation);
+  }
+  check.details()["allocations"] = std::move(reported);
+
+  if (!failed.empty()) {
+    check.Fail(fmt::format("allocate returned no memory: {}", Summary(failed)));
+  }
+  if (!short_sizes.empty()) {
+    check.Fail(fmt::format(
+        "allocate reported a smaller SP_DeviceMemoryBase.size than asked for ({}): TensorFlow "
+        "takes the size from the struct the plugin fills, so the tensor it builds there is short",
+        Summary(short_sizes)));
+  }
+  if (!unusable.empty()) {
+    check.Fail(
+        fmt::format("memory allocate returned cannot be written and read back at both "
+                    "ends ({}): the block is smaller than asked for, or not there at all",
+                    Summary(unusable)));
+  }
+  if (!overlap.empty()) {
+    check.Fail(
+        fmt::format("allocations alive at the same time overlap: {}; two tensors would "
+                    "overwrite each other",
+                    overlap));
+  }
+}
+
+// Small and odd sizes, held at once, so that an allocator handing out
+// consecutive pieces of a larger block (a bump or slab allocator) shows
+// every offset it produces.
+constexpr std::array<uint64_t, 16> kAlignmentSizes = {
+    1, 8, 24, 24, 24, 40, 63, 64, 65, 100, 255, 256, 1000, 4097, 65535, kMiB + 1};
+
+SECTL_CHECK("memory.alignment", kRequired,
+            "Every allocation is 64-byte aligned, as TensorFlow CHECKs for tensor buffers") {
+  SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
+  const host::Device& device = check.device();
+  std::vector<host::DeviceMemory> held;
+  std::vector<std::string> misaligned;
+  for (uint64_t size : kAlignmentSizes) {
+    auto memory = check.Require(device.Allocate(size), fmt::format("allocate({})", Bytes(size)));
+    if (const uint64_t past = MisalignmentOf(memory.opaque()); past != 0) {
+      misaligned.push_back(fmt::format("allocate({}) returned {}, {} past a 64-byte boundary",
+                                       Bytes(size), Address(memory.opaque()), Bytes(past)));
+    }
+    held.push_back(std::move(memory));
+  }
+  check.details() = {{"sizes", kAlignmentSizes}, {"misaligned", misaligned}};
+  if (!misaligned.empty()) {
+    check.Fail(fmt::format(
+        "{} of {} allocations are not 64-byte aligned ({}): TensorFlow CHECK-fails "
+        "(\"Check failed: IsAligned()\") and aborts the process when a tensor lands there",
+        misaligned.size(), kAlignmentSizes.size(), Summary(misaligned)));
+  }
+}
+
+SECTL_CHECK("memory.allocate_zero", kRequired,
+            "allocate of 0 bytes returns null or valid memory, and never crashes") {
+  SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
+  const host::Device& device = check.device();
+  const SP_DeviceMemoryBase memory = check.Require(AllocateRaw(device, 0), "allocate(0 bytes)");
+  check.details() = {{"opaque", Address(memory.opaque)}, {"reported_size", memory.size}};
+  // Freeing null is memory.deallocate's to test; a real block goes back as
+  // TensorFlow returns every block.
+  if (memory.opaque != nullptr) DeallocateRaw(device, OnlyOpaque(memory.opaque));
+}
+
+// ---------------------------------------------------------------------------
+// deallocate
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// bytes_in_use now, or nullopt where the plugin keeps no statistics.
+std::optional<int64_t> BytesInUse(conform::CheckContext& check, const host::Device& device) {
+  const auto stats = check.Require(device.QueryAllocatorStats(), "get_allocator_stats");
+  if (!stats) return std::nullopt;
+  return stats->bytes_in_use;
+}
+
+// How many bytes bytes_in_use drops by when `free` returns a fresh
+// allocation of `size` bytes; nullopt where statistics are unavailable.
+template <typename Free>
+std::optional<int64_t> BytesReleased(conform::CheckContext& check, const host::Device& device,
+                                     uint64_t size, Free free) {
+  RawAllocation allocation = RequireRawAllocation(check, device, size);
+  const auto held = BytesInUse(check, device);
+  free(allocation);
+  const auto after = BytesInUse(check, device);
+  if (!held || !after) return std::nullopt;
+  return *held - *after;
+}
+
+}  // namespace
+
+SECTL_CHECK("memory.deallocate", kRequired,
+            "deallocate accepts null memory, and frees memory passed with only `opaque` set, as "
+            "TensorFlow passes it") {
+  SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
+                             PluginFunction::kGetAllocatorStats});
+  const host::Device& device = check.device();
+  // The null-representative value: what a failed or zero-byte allocation leaves.
+  DeallocateRaw(device, OnlyOpaque(nullptr));
+
+  // Whether memory is really freed shows in bytes_in_use. A plugin that
+  // frees only when told the size (or payload) releases the struct allocate
+  // filled, but not TensorFlow's DeviceMemoryBase(ptr).
+  constexpr uint64_t kSize = kMiB;
+  const auto as_returned =
+      BytesReleased(check, device, kSize, [](RawAllocation& memory) { memory.FreeAsReturned(); });
+  const auto as_tensorflow = BytesReleased(
+      check, device, kSize, [](RawAllocation& memory) { memory.FreeAsTensorFlowDoes(); });
+  check.details() = {{"size", kSize}};
+  if (!as_returned || !as_tensorflow) {
+    check.details()["release_observed"] =
+        "not judged: get_allocator_stats returns false, so freeing cannot be observed";
+    return;
+  }
+  check.details()["released_when_passed_as_returned"] = *as_returned;
+  check.details()["released_when_passed_only_opaque"] = *as_tensorflow;
+  // Judged only where the plugin's own statistics show a release at all;
+  // statistics that never drop are memory.allocator_stats' to report.
+  const auto enough = static_cast<int64_t>(kSize / 2);
+  if (*as_returned >= enough && *as_tensorflow < enough) {
+    check.Fail(fmt::format(
+        "deallocate frees a block of {} when given the struct allocate filled (bytes_in_use "
+        "drops by {}), but not when given only `opaque` (it drops by {}): TensorFlow frees "
+        "through DeviceMemoryBase(ptr), with size and payload 0, so every tensor it frees leaks",
+        Bytes(kSize), Bytes(*as_returned), Bytes(*as_tensorflow)));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Several threads at once
+// ---------------------------------------------------------------------------
+
+constexpr int kAllocatingThreads = 8;
+constexpr int kAllocationsPerThread = 32;
+// Small sizes, where allocators keep lock-free caches, and a few larger ones.
+constexpr std::array<uint64_t, 8> kConcurrentSizes = {24, 64, 100, 256, 200, 48, 4096, 40000};
+
+namespace {
+
+struct ThreadAllocations {
+  std::vector<host::DeviceMemory> memory;
+  std::vector<uint64_t> sizes;
+  std::string error;
+};
+
+}  // namespace
+
+SECTL_CHECK("memory.concurrent_allocation", kRequired,
+            "Allocations made by several threads at once never overlap") {
+  SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
+  const host::Device& device = check.device();
+  std::vector<ThreadAllocations> results(kAllocatingThreads);
+  {
+    std::latch start(kAllocatingThreads);
+    std::vector<std::jthread> threads;
+    threads.reserve(kAllocatingThreads);
+    for (int t = 0; t < kAllocatingThreads; ++t) {
+      threads.emplace_back([&device, &start, &mine = results[t], t] {
+        start.arrive_and_wait();  // all threads allocate at the same moment
+        for (int i = 0; i < kAllocationsPerThread; ++i) {
+          const uint64_t size = kConcurrentSizes[(i + t) % kConcurrentSizes.size()];
+          auto memory = device.Allocate(size);
+          if (!memory) {
+            mine.error = memory.error().message();
+            return;
+          }
+          mine.memory.push_back(std::move(*memory));
+          mine.sizes.push_back(size);
+        }
+      });
+    }
+  }
+  std::vector<Range> ranges;
+  for (size_t t = 0; t < results.size(); ++t) {
+    if (!results[t].error.empty()) {
+      check.Fail(fmt::format("thread {} could not allocate: {}", t, results[t].error));
+    }
+    for (size_t i = 0; i < results[t].memory.size(); ++i) {
+      ranges.push_back({reinterpret_cast<uintptr_t>(results[t].memory[i].opaque()),
+                        results[t].sizes[i],
+                        fmt::format("thread {}'s block of {}", t, Bytes(results[t].sizes[i]))});
+    }
+  }
+  check.details() = {
+      {"threads", kAllocatingThreads}, {"allocations", ranges.size()}, {"sizes", kConcurrentSizes}};
+  if (auto overlap = FirstOverlap(ranges); !overlap.empty()) {
+    check.Fail(fmt::format(
+        "allocations made by {} threads at once overlap: {}. TensorFlow allocates from many "
+        "threads (its executor runs ops in parallel), and two tensors would share memory",
+        kAllocatingThreads, overlap));
+  }
+  // Freed from their own threads, at once, as TensorFlow frees them.
+  std::vector<std::jthread> freeing;
+  freeing.reserve(results.size());
+  for (auto& mine : results) {
+    freeing.emplace_back([&mine] { mine.memory.clear(); });
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Host and unified memory
+// ---------------------------------------------------------------------------
+
+constexpr std::array<uint64_t, 4> kHostSizes = {1, 100, 4097, kMiB + 3};
+
+namespace {
+
+// Allocates each of kHostSizes of `kind`, and fails for blocks that are
+// misaligned or do not hold what the host writes into them.
+void CheckHostAccessibleMemory(conform::CheckContext& check, host::HostMemoryKind kind,
+                               std::string_view allocate_name) {
+  const host::Device& device = check.device();
+  nlohmann::json blocks = nlohmann::json::array();
+  std::vector<std::string> misaligned;
+  std::vector<std::string> unusable;
+  for (uint64_t size : kHostSizes) {
+    auto memory = check.Require(device.AllocateHost(kind, size),
+                                fmt::format("{}({})", allocate_name, Bytes(size)));
+    blocks.push_back({{"size", size}, {"address", Address(memory.data())}});
+    if (const uint64_t past = MisalignmentOf(memory.data()); past != 0) {
+      misaligned.push_back(fmt::format("{}({}) returned {}, {} past a 64-byte boundary",
+                                       allocate_name, Bytes(size), Address(memory.data()),
+                                       Bytes(past)));
+    }
+    const auto pattern = conform::TestPattern(size, static_cast<unsigned>(size));
+    auto* bytes = static_cast<unsigned char*>(memory.data());
+    std::copy(pattern.begin(), pattern.end(), bytes);
+    if (auto difference = conform::FirstDifference(pattern.data(), bytes, size);
+        !difference.empty()) {
+      unusable.push_back(fmt::format("{}: {}", Bytes(size), difference));
+    }
+  }
+  check.details()["blocks"] = std::move(blocks);
+  if (!misaligned.empty()) {
+    check.Fail(fmt::format(
+        "{} of {} blocks are not 64-byte aligned ({}): TensorFlow places tensors in this memory "
+        "and CHECK-fails (\"Check failed: IsAligned()\") on a misaligned one, aborting the "
+        "process",
+        misaligned.size(), kHostSizes.size(), Summary(misaligned)));
+  }
+  if (!unusable.empty()) {
+    check.Fail(fmt::format("blocks from {} do not hold what the host writes into them ({})",
+                           allocate_name, Summary(unusable)));
+  }
+}
+
+}  // namespace
+
+SECTL_CHECK("memory.host_memory", kRequired,
+            "host_memory_allocate returns 64-byte aligned host memory the host can use") {
+  SkipUnlessProvided(check,
+                     {PluginFunction::kHostMemoryAllocate, PluginFunction::kHostMemoryDeallocate});
+  CheckHostAccessibleMemory(check, host::HostMemoryKind::kPinned, "host_memory_allocate");
+}
+
+SECTL_CHECK("memory.unified_memory", kRequired,
+            "unified_memory_allocate returns 64-byte aligned memory the host can use, where the "
+            "platform supports unified memory") {
+  if (!check.platform().supports_unified_memory()) {
+    check.Skip(
+        "the platform does not set supports_unified_memory (optional), so TensorFlow "
+        "never asks for unified memory");
+  }
+  SkipUnlessProvided(
+      check, {PluginFunction::kUnifiedMemoryAllocate, PluginFunction::kUnifiedMemoryDeallocate});
+  CheckHostAccessibleMemory(check, host::HostMemoryKind::kUnified, "unified_memory_allocate");
+}
+
+// ---------------------------------------------------------------------------
+// Allocator statistics
+// ---------------------------------------------------------------------------
+
+namespace {
+
+nlohmann::json Describe(const SP_AllocatorStats& stats) {
+  return {{"num_allocs", stats.num_allocs},
+          {"bytes_in_use", stats.bytes_in_use},
+          {"peak_bytes_in_use", stats.peak_bytes_in_use},
+          {"largest_alloc_size", stats.largest_alloc_size},
+          {"has_bytes_limit", stats.has_bytes_limit != 0},
+          {"bytes_limit", stats.bytes_limit}};
+}
+
+// The statistics now; the check skips where the plugin keeps none.
+SP_AllocatorStats RequireStats(conform::CheckContext& check, const host::Device& device) {
+  const auto stats = check.Require(device.QueryAllocatorStats(), "get_allocator_stats");
+  if (!stats) {
+    check.Skip(
+        "get_allocator_stats returns false: the plugin keeps no allocator statistics, "
+        "which TensorFlow accepts (it then reports none)");
+  }
+  return *stats;
+}
+
+// A warning unless `condition` holds: the statistics are a recommendation.
+void Recommend(conform::CheckContext& check, bool condition, std::string message) {
+  if (!condition) check.Warn(std::move(message));
+}
+
+// What must hold in any one snapshot.
+void ExpectSelfConsistent(conform::CheckContext& check, const SP_AllocatorStats& stats,
+                          std::string_view when) {
+  Recommend(check, stats.bytes_in_use >= 0 && stats.peak_bytes_in_use >= stats.bytes_in_use,
+            fmt::format("{}, get_allocator_stats reports bytes_in_use = {} and "
+                        "peak_bytes_in_use = {}: the peak can never be below what is in use",
+                        when, stats.bytes_in_use, stats.peak_bytes_in_use));
+  if (stats.has_bytes_limit != 0) {
+    Recommend(check, stats.bytes_in_use <= stats.bytes_limit,
+              fmt::format("{}, bytes_in_use = {} exceeds the reported bytes_limit = {}", when,
+                          stats.bytes_in_use, stats.bytes_limit));
+  }
+}
+
+// The largest limit the check exceeds on purpose: allocating beyond it must
+// fail, but a plugin that does not enforce it really hands the memory out.
+constexpr int64_t kLargestTestableLimit = int64_t{1} << 30;
+
+// Where the statistics report a bytes_limit small enough to exceed, asks for
+// one byte more than it leaves, which must fail cleanly (no memory).
+void CheckLimitIsEnforced(conform::CheckContext& check, const host::Device& device,
+                          const SP_AllocatorStats& stats) {
+  if (stats.has_bytes_limit == 0) {
+    check.details()["bytes_limit_tested"] = "no: has_bytes_limit is false";
+    return;
+  }
+  const int64_t beyond = stats.bytes_limit - stats.bytes_in_use + 1;
+  if (beyond > kLargestTestableLimit) {
+    check.details()["bytes_limit_tested"] = fmt::format(
+        "no: the reported bytes_limit ({}, {} in use) is too large to exceed, as sectl "
+        "allocates at most 1 GiB to test a limit",
+        Roughly(stats.bytes_limit), Bytes(stats.bytes_in_use));
+    return;
+  }
+  const auto size = static_cast<uint64_t>(std::max<int64_t>(beyond, 1));
+  const SP_DeviceMemoryBase memory =
+      check.Require(AllocateRaw(device, size), fmt::format("allocate({})", Bytes(size)));
+  check.details()["bytes_limit_tested"] = fmt::format("yes: asked for {}", Bytes(size));
+  if (memory.opaque != nullptr) {
+    RawAllocation{device, memory}.FreeAsTensorFlowDoes();
+    check.Warn(fmt::format(
+        "allocate gave {} although get_allocator_stats reports a bytes_limit of {} with {} in "
+        "use: a limit that is not enforced misleads TensorFlow's memory reports and whoever "
+        "sizes work by them",
+        Bytes(size), Bytes(stats.bytes_limit), Bytes(stats.bytes_in_use)));
+  }
+}
+
+}  // namespace
+
+SECTL_CHECK("memory.allocator_stats", kRecommended,
+            "get_allocator_stats counts allocations, bytes_in_use rises and falls with them, and "
+            "a reported bytes_limit is enforced") {
+  SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
+                             PluginFunction::kGetAllocatorStats});
+  const host::Device& device = check.device();
+  const SP_AllocatorStats before = RequireStats(check, device);
+  ExpectSelfConsistent(check, before, "before allocating");
+
+  constexpr std::array<uint64_t, 2> kSizes = {kMiB, 3 * kMiB + 7};
+  std::vector<RawAllocation> held;
+  held.reserve(kSizes.size());
+  for (uint64_t size : kSizes) {
+    held.push_back(RequireRawAllocation(check, device, size));
+  }
+  const SP_AllocatorStats during = RequireStats(check, device);
+  // Freed with the struct allocate filled: whether TensorFlow's opaque-only
+  // free works is memory.deallocate's question, not this one's.
+  for (RawAllocation& allocation : held) allocation.FreeAsReturned();
+  const SP_AllocatorStats after = RequireStats(check, device);
+  check.details() = {
+      {"before", Describe(before)}, {"holding", Describe(during)}, {"after", Describe(after)}};
+
+  const auto requested = static_cast<int64_t>(kSizes[0] + kSizes[1]);
+  ExpectSelfConsistent(check, during, "holding two allocations");
+  ExpectSelfConsistent(check, after, "after freeing them");
+  Recommend(check, during.bytes_in_use - before.bytes_in_use >= requested,
+            fmt::format("allocating {} in two blocks raised bytes_in_use only from {} to {}: "
+                        "TensorFlow's memory reports would understate what is in use",
+                        Bytes(requested), before.bytes_in_use, during.bytes_in_use));
+  Recommend(check, during.num_allocs - before.num_allocs >= 2,
+            fmt::format("two allocations moved num_allocs from {} to {}", before.num_allocs,
+                        during.num_allocs));
+  Recommend(check, after.bytes_in_use <= before.bytes_in_use,
+            fmt::format("bytes_in_use was {} before two allocations and is {} after both were "
+                        "freed: freed memory is never given back in the statistics, so "
+                        "TensorFlow sees usage grow without end",
+                        before.bytes_in_use, after.bytes_in_use));
+  Recommend(check, after.peak_bytes_in_use >= during.bytes_in_use,
+            fmt::format("peak_bytes_in_use is {} after bytes_in_use reached {}",
+                        after.peak_bytes_in_use, during.bytes_in_use));
+  CheckLimitIsEnforced(check, device, after);
+}
+
+// ---------------------------------------------------------------------------
+// device_memory_usage
+// ---------------------------------------------------------------------------
+
+SECTL_CHECK("memory.usage", kRequired, "device_memory_usage returns true with 0 <= free <= total") {
+  SkipUnlessProvided(check, {PluginFunction::kDeviceMemoryUsage});
+  const host::MemoryUsage usage =
+      check.Require(check.device().QueryMemoryUsage(), "device_memory_usage");
+  check.details() = {{"free_bytes", usage.free_bytes}, {"total_bytes", usage.total_bytes}};
+  check.Expect(usage.total_bytes > 0,
+               fmt::format("device_memory_usage reports total = {}: TensorFlow sizes the "
+                           "device's memory pool from these numbers",
+                           usage.total_bytes));
+  check.Expect(usage.free_bytes >= 0 && usage.free_bytes <= usage.total_bytes,
+               fmt::format("device_memory_usage reports free = {} of total = {}: free must lie "
+                           "in [0, total], and TensorFlow sizes its memory pool from it",
+                           usage.free_bytes, usage.total_bytes));
+}
+
+// How much a check takes to see free memory drop, and how much of that drop
+// must show despite other processes using the same memory.
+constexpr uint64_t kTakenForUsage = 64 * kMiB;
+constexpr int64_t kExpectedDrop = kTakenForUsage / 2;
+constexpr int kUsageAttempts = 3;
+
+namespace {
+
+int64_t PhysicalMemoryBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page_size > 0 ? static_cast<int64_t>(pages) * page_size : 0;
+}
+
+// Writes every page of `memory`, for devices (or plugins reading the
+// system's free memory) that commit memory only when it is first touched.
+void Touch(conform::CheckContext& check, const host::Device& device,
+           const host::DeviceMemory& memory, uint64_t bytes) {
+  const std::vector<unsigned char> chunk(kMiB, 0x11);
+  for (uint64_t offset = 0; offset < bytes; offset += chunk.size()) {
+    const uint64_t size = std::min<uint64_t>(chunk.size(), bytes - offset);
+    check.Require(device.SyncMemcpyHtoD(memory.Slice(offset, size), chunk.data(), size),
+                  "sync_memcpy_htod (touching the memory taken)");
+  }
+}
+
+}  // namespace
+
+SECTL_CHECK("memory.usage_tracks_allocations", kRecommended,
+            "The free memory device_memory_usage reports drops when memory is allocated") {
+  SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
+                             PluginFunction::kDeviceMemoryUsage, PluginFunction::kSyncMemcpyHtoD});
+  const host::Device& device = check.device();
+  auto read_free = [&] {
+    auto usage = device.QueryMemoryUsage();
+    if (!usage) check.Skip("device_memory_usage fails (memory.usage reports it)");
+    return usage->free_bytes;
+  };
+  const int64_t initially_free = read_free();
+  if (initially_free < static_cast<int64_t>(2 * kTakenForUsage)) {
+    check.Skip(fmt::format("only {} is free; the check takes {}", Roughly(initially_free),
+                           Bytes(kTakenForUsage)));
+  }
+  // Other processes may take or give back memory meanwhile: a drop of half
+  // the size in any attempt suffices, and every reading is kept.
+  std::vector<int64_t> readings;
+  int64_t largest_drop = 0;
+  for (int attempt = 0; attempt < kUsageAttempts && largest_drop < kExpectedDrop; ++attempt) {
+    const int64_t free_before = read_free();
+    auto memory = check.Require(device.Allocate(kTakenForUsage), "allocate(64 MiB)");
+    int64_t free_holding = read_free();
+    if (free_before - free_holding < kExpectedDrop) {
+      Touch(check, device, memory, kTakenForUsage);
+      free_holding = read_free();
+    }
+    memory.Release();
+    readings.insert(readings.end(), {free_before, free_holding, read_free()});
+    largest_drop = std::max(largest_drop, free_before - free_holding);
+  }
+  const int64_t total = check.Require(device.QueryMemoryUsage(), "device_memory_usage").total_bytes;
+  check.details() = {{"taken_bytes", kTakenForUsage},
+                     {"free_readings", readings},
+                     {"largest_drop", largest_drop},
+                     {"total_bytes", total}};
+  if (largest_drop >= kExpectedDrop) return;
+
+  const bool never_changed = std::all_of(readings.begin(), readings.end(),
+                                         [&](int64_t free) { return free == readings.front(); });
+  if (never_changed) {
+    check.Warn(fmt::format(
+        "device_memory_usage reports {} free whatever is allocated: it stayed the same while "
+        "sectl took {} and wrote to all of it, {} times over. TensorFlow sizes its memory pool "
+        "from this number, counting on memory that is already taken",
+        Roughly(readings.front()), Bytes(kTakenForUsage), kUsageAttempts));
+    return;
+  }
+  // A device whose memory is the host's RAM may report the system's free
+  // memory, which every other process moves too: not judged.
+  const int64_t physical = PhysicalMemoryBytes();
+  if (physical > 0 && std::abs(total - physical) <= physical / 10) {
+    check.details()["not_judged"] =
+        "free memory follows the host's RAM, which other processes move as well";
+    return;
+  }
+  check.Warn(fmt::format(
+      "free memory dropped by at most {} while sectl held {} ({} attempts): TensorFlow sizes "
+      "its memory pool from free memory, and would count on memory that is already taken",
+      Bytes(largest_drop), Bytes(kTakenForUsage), kUsageAttempts));
+}
+
+}  // namespace sectl::checks

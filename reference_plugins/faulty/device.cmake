@@ -1,0 +1,12 @@
+# Faults in devices and their lifecycle (checks/device_checks.cc,
+# checks/lifecycle_checks.cc).
+sectl_add_faulty_plugin(UNSTABLE_DEVICE_COUNT device_faults.c)
+# Ordinal 0 is what the host pre-fills: only a second device shows the fault.
+sectl_add_faulty_plugin(ORDINAL_NOT_SET device_faults.c BASE cpu)
+sectl_add_faulty_plugin(OUT_OF_RANGE_SUCCEEDS device_faults.c)
+# Needs two devices alive at once, as TensorFlow keeps them.
+sectl_add_faulty_plugin(SHARED_CONTEXT_TEARDOWN device_faults.c BASE cpu)
+sectl_add_faulty_plugin(DEVICE_TABLE_EXHAUSTED device_faults.c)
+sectl_add_faulty_plugin(LEAKS_STREAM_THREADS device_faults.c)
+sectl_add_faulty_plugin(LEAKS_MEMORY_PER_STREAM device_faults.c)
+sectl_add_faulty_plugin(LEAKS_DEVICE_MEMORY_PER_EVENT device_faults.c)

@@ -1,0 +1,24 @@
+// Each fault in devices and their lifecycle is caught by exactly its check.
+#include "faulty_plugin_test.h"
+
+namespace sectl::testing {
+namespace {
+
+class DeviceFaults : public ::testing::TestWithParam<FaultCase> {};
+
+TEST_P(DeviceFaults, AreCaughtByExactlyTheirCheck) { ExpectCaughtByExactlyItsCheck(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, DeviceFaults,
+    ::testing::Values(FaultCase{"unstable_device_count", "device.count", "fail"},
+                      FaultCase{"ordinal_not_set", "device.create_every_ordinal", "fail"},
+                      FaultCase{"out_of_range_succeeds", "device.out_of_range", "fail"},
+                      FaultCase{"shared_context_teardown", "lifecycle.tensorflow_order", "crash"},
+                      FaultCase{"device_table_exhausted", "lifecycle.recreate", "fail"},
+                      FaultCase{"leaks_stream_threads", "lifecycle.no_growth", "warn"},
+                      FaultCase{"leaks_memory_per_stream", "lifecycle.no_growth", "warn"},
+                      FaultCase{"leaks_device_memory_per_event", "lifecycle.no_growth", "warn"}),
+    [](const auto& info) { return info.param.fault; });
+
+}  // namespace
+}  // namespace sectl::testing
