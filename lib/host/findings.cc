@@ -17,6 +17,7 @@ std::string_view SeverityName(Severity severity) {
 }
 
 void FindingList::Add(Severity severity, std::string id, std::string message) {
+  const std::lock_guard lock(mutex_);
   const bool known = std::any_of(findings_.begin(), findings_.end(),
                                  [&](const Finding& finding) { return finding.id == id; });
   if (!known) findings_.push_back({severity, std::move(id), std::move(message)});

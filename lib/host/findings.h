@@ -1,6 +1,7 @@
 // Findings: what the host runtime noticed about a plugin while using it.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,7 +22,9 @@ struct Finding {
   std::string message;  // one sentence a vendor understands
 };
 
-// Findings in the order they were made, each id at most once.
+// Findings in the order they were made, each id at most once. Safe to add
+// to from several threads (checks allocate from many at once); read it once
+// the threads are done.
 class FindingList {
  public:
   void Add(Severity severity, std::string id, std::string message);
@@ -30,6 +33,7 @@ class FindingList {
   void Append(const FindingList& other);
 
  private:
+  std::mutex mutex_;
   std::vector<Finding> findings_;
 };
 
