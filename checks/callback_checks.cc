@@ -1,0 +1,238 @@
+// Host callbacks: TensorFlow's way of running host code once a stream gets
+// somewhere (finishing a copy, EventMgr's completions). TensorFlow passes a
+// trampoline and a context that the trampoline deletes, so the plugin must
+// call it exactly once, after all earlier work on the stream, with a
+// TF_Status whose error becomes the stream's.
+//
+// A plugin may run a callback inside host_callback (synchronously): that is
+// legal, and every check here accepts it.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "conform/check.h"
+#include "conform/check_support.h"
+#include "host/stream.h"
+
+namespace sectl::checks {
+namespace {
+
+using namespace std::chrono_literals;
+using abi::PluginFunction;
+
+// How long a check waits for something a correct plugin does at once.
+constexpr auto kPatience = 3s;
+// How long a "slow" host callback sleeps: it keeps its stream busy while the
+// check enqueues what follows it.
+constexpr auto kSlowCallback = 50ms;
+
+// Polls `done` until it holds or `limit` passes; returns whether it held.
+template <typename Condition>
+bool WaitUntil(Condition done, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(100us);
+  }
+  return true;
+}
+
+// Skips the check when the plugin lacks a function it needs: a missing
+// function that TensorFlow requires is a registration check's finding.
+void SkipUnlessProvided(conform::CheckContext& check,
+                        std::initializer_list<PluginFunction> needed) {
+  for (PluginFunction function : needed) {
+    if (!check.platform().Provides(function)) {
+      check.Skip(fmt::format("the plugin does not provide {} (the registration checks report it)",
+                             abi::QualifiedName(function)));
+    }
+  }
+}
+
+// Enqueues `body` as a host callback; a plugin that refuses is
+// callback.enqueued's finding, so the other checks skip.
+std::shared_ptr<const host::HostCallbackRecord> EnqueueOrSkip(
+    conform::CheckContext& check, host::Stream& stream, std::function<void(TF_Status*)> body) {
+  auto enqueued = stream.EnqueueHostCallback(std::move(body));
+  if (!enqueued) {
+    check.Skip(fmt::format("{} (callback.enqueued reports it)", enqueued.error().message()));
+  }
+  return *enqueued;
+}
+
+// Waits until a host callback has raised `returned` (its last act); one
+// that never runs is callback.called_once's finding, so other checks skip.
+void AwaitReturnOrSkip(conform::CheckContext& check, const std::atomic<bool>& returned) {
+  if (!WaitUntil([&] { return returned.load(); }, kPatience)) {
+    check.Skip(
+        fmt::format("the host callback did not run within {} s (callback.called_once reports it)",
+                    std::chrono::seconds(kPatience).count()));
+  }
+}
+
+// How many of `bytes` equal `expected`, position by position.
+size_t BytesEqual(const std::vector<unsigned char>& expected, const unsigned char* bytes) {
+  size_t equal = 0;
+  for (size_t i = 0; i < expected.size(); ++i) equal += bytes[i] == expected[i] ? 1 : 0;
+  return equal;
+}
+
+}  // namespace
+
+SECTL_CHECK("callback.enqueued", kRequired,
+            "host_callback accepts a callback on a healthy stream (returns true)") {
+  SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kHostCallback});
+  auto stream = check.Require(check.device().CreateStream(), "create_stream");
+  auto called = std::make_shared<std::atomic<bool>>(false);
+  auto enqueued = stream->EnqueueHostCallback([called](TF_Status*) { called->store(true); });
+  if (enqueued) return;
+  // Told "not enqueued", TensorFlow never expects the call; see if it comes anyway.
+  (void)stream->BlockHostUntilDone();
+  WaitUntil([&] { return called->load(); }, 20ms);
+  check.details() = {{"called_anyway", called->load()}};
+  check.Fail(fmt::format(
+      "{} on a healthy, idle stream{}. TensorFlow then fails the operation that needed it "
+      "(\"Failed to host callback\"): every copy completion and EventMgr callback goes through "
+      "host_callback",
+      enqueued.error().message(),
+      called->load() ? ", and yet the callback was called: TensorFlow, told it was not "
+                       "enqueued, has already reported the operation as failed"
+                     : ""));
+}
+
+SECTL_CHECK("callback.called_once", kRequired,
+            "An enqueued host callback is called exactly once, with a TF_Status") {
+  SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kHostCallback});
+  constexpr auto kLater = 20ms;
+  auto stream = check.Require(check.device().CreateStream(), "create_stream");
+  auto null_status = std::make_shared<std::atomic<bool>>(false);
+  const auto record = EnqueueOrSkip(check, *stream, [null_status](TF_Status* status) {
+    if (status == nullptr) null_status->store(true);
+  });
+  if (!WaitUntil([&] { return record->calls.load() > 0; }, kPatience)) {
+    check.Abort(fmt::format(
+        "host_callback returned true (enqueued), but the callback was not called within {} s. "
+        "TensorFlow waits for its callbacks (copy completions, EventMgr), so it hangs",
+        std::chrono::seconds(kPatience).count()));
+  }
+  (void)stream->BlockHostUntilDone();
+  std::this_thread::sleep_for(kLater);
+  const int calls = record->calls.load();
+  check.details() = {{"calls", calls}};
+  check.Expect(calls == 1, fmt::format("the host callback was called {} times. TensorFlow's "
+                                       "trampoline deletes its context on the first call, so a "
+                                       "second call is a use-after-free inside TensorFlow",
+                                       calls));
+  check.Expect(!null_status->load(),
+               "the host callback was called with a null TF_Status. TensorFlow's trampoline "
+               "writes the callback's result into it, so it would crash");
+}
+
+SECTL_CHECK("callback.after_earlier_work", kRequired,
+            "A host callback runs only after all work enqueued before it on its stream") {
+  SkipUnlessProvided(
+      check, {PluginFunction::kAllocate, PluginFunction::kCreateStream, PluginFunction::kMemcpyHtoD,
+              PluginFunction::kMemcpyDtoH, PluginFunction::kHostCallback});
+  constexpr size_t kBytes = size_t{64} * 1024;
+  const host::Device& device = check.device();
+  // Locals die in reverse order: the stream, drained as it is destroyed, must
+  // go before the memory its queued copies touch.
+  auto memory = check.Require(device.Allocate(kBytes), "allocate");
+  // Shared, like everything the callbacks touch: a plugin may run them late.
+  const auto written =
+      std::make_shared<const std::vector<unsigned char>>(conform::TestPattern(kBytes, 5));
+  auto stream = check.Require(device.CreateStream(), "create_stream");
+  check.Require(stream->MemcpyHtoD(memory.base(), written->data(), kBytes), "memcpy_htod");
+  check.Require(stream->BlockHostUntilDone(), "waiting for the stream");
+
+  // On the stream: a slow callback, a copy back to the host, and the
+  // callback under test, which notes how much of both it finds done.
+  struct Sighting {
+    std::atomic<bool> slow_callback_finished{false};
+    std::atomic<bool> slow_callback_finished_before{false};
+    std::atomic<size_t> bytes_landed_before{0};
+    std::atomic<bool> noted{false};  // raised last
+  };
+  auto sighting = std::make_shared<Sighting>();
+  // Filled with the complement, so that no byte matches before the copy lands.
+  auto host_buffer = std::make_shared<std::vector<unsigned char>>(*written);
+  for (unsigned char& byte : *host_buffer) byte = static_cast<unsigned char>(~byte);
+  EnqueueOrSkip(check, *stream, [sighting](TF_Status*) {
+    std::this_thread::sleep_for(kSlowCallback);
+    sighting->slow_callback_finished.store(true);
+  });
+  check.Require(stream->MemcpyDtoH(host_buffer->data(), memory.base(), kBytes), "memcpy_dtoh");
+  EnqueueOrSkip(check, *stream, [sighting, host_buffer, written](TF_Status*) {
+    sighting->slow_callback_finished_before.store(sighting->slow_callback_finished.load());
+    sighting->bytes_landed_before.store(BytesEqual(*written, host_buffer->data()));
+    sighting->noted.store(true);
+  });
+  AwaitReturnOrSkip(check, sighting->noted);
+  (void)stream->BlockHostUntilDone();
+
+  const size_t landed_before = sighting->bytes_landed_before.load();
+  const size_t landed_after = BytesEqual(*written, host_buffer->data());
+  check.details() = {{"bytes", kBytes},
+                     {"bytes_landed_when_called", landed_before},
+                     {"bytes_landed_in_the_end", landed_after}};
+  check.Expect(sighting->slow_callback_finished_before.load(),
+               "a host callback ran while a host callback enqueued before it on the same stream "
+               "was still running. TensorFlow chains work on host callbacks (a copy's completion "
+               "hands the tensor on) and relies on stream order");
+  // A copy that never delivers is memcpy.*'s finding; judge only one that does.
+  if (landed_after == kBytes && landed_before < kBytes) {
+    check.Fail(fmt::format(
+        "a host callback ran before the memcpy_dtoh enqueued ahead of it had finished: {} of {} "
+        "bytes had arrived. TensorFlow uses a host callback after a device-to-host copy to hand "
+        "the tensor to the CPU, which would read it unfinished",
+        landed_before, kBytes));
+  }
+}
+
+SECTL_CHECK("callback.error_reaches_stream", kRequired,
+            "A host callback's error makes get_stream_status report an error") {
+  SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kHostCallback,
+                             PluginFunction::kGetStreamStatus});
+  auto stream = check.Require(check.device().CreateStream(), "create_stream");
+  auto returned = std::make_shared<std::atomic<bool>>(false);
+  auto enqueued = stream->EnqueueHostCallback([returned](TF_Status* status) {
+    if (status != nullptr) {
+      TF_SetStatus(status, TF_INTERNAL, "sectl: a host callback failing on purpose");
+    }
+    returned->store(true);
+  });
+  if (!enqueued && returned->load()) {
+    // TensorFlow's own test plugin runs the callback inside host_callback and
+    // reports its failure by returning false, which fails the stream in
+    // TensorFlow just as well.
+    check.details() = {{"reported_by", "host_callback returning false"}};
+    return;
+  }
+  if (!enqueued) {
+    check.Skip(fmt::format("{} (callback.enqueued reports it)", enqueued.error().message()));
+  }
+  AwaitReturnOrSkip(check, *returned);
+  (void)stream->BlockHostUntilDone();
+  // The plugin may note the error a moment after the callback returns.
+  Expected<void> status;
+  WaitUntil(
+      [&] {
+        status = stream->Status();
+        return !status.has_value();
+      },
+      kPatience);
+  check.details() = {{"reported_by", "get_stream_status"},
+                     {"stream_status", status ? "OK" : status.error().message()}};
+  check.Expect(!status.has_value(),
+               "get_stream_status still reported OK after a host callback on the stream returned "
+               "TF_INTERNAL. TensorFlow's callbacks report failures this way, and a stream that "
+               "hides them lets TensorFlow carry on with results that are wrong");
+}
+
+}  // namespace sectl::checks

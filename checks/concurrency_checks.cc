@@ -1,0 +1,153 @@
+// Concurrency: TensorFlow drives one device from many threads at once (its
+// compute stream, separate copy streams, the executor's thread pool), each
+// allocating, copying and waiting on its own streams.
+#include <fmt/format.h>
+
+#include <barrier>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "conform/check.h"
+#include "conform/check_support.h"
+#include "host/stream.h"
+
+namespace sectl::checks {
+namespace {
+
+using abi::PluginFunction;
+
+constexpr int kThreads = 4;
+constexpr int kRounds = 8;
+constexpr size_t kBytes = size_t{64} * 1024;
+
+// Skips the check when the plugin lacks a function it needs: a missing
+// function that TensorFlow requires is a registration check's finding.
+void SkipUnlessProvided(conform::CheckContext& check,
+                        std::initializer_list<PluginFunction> needed) {
+  for (PluginFunction function : needed) {
+    if (!check.platform().Provides(function)) {
+      check.Skip(fmt::format("the plugin does not provide {} (the registration checks report it)",
+                             abi::QualifiedName(function)));
+    }
+  }
+}
+
+// What one thread read back in each round, or why it could not go on.
+struct ThreadOutcome {
+  std::vector<std::vector<unsigned char>> read_backs;
+  std::string error;  // empty unless a plugin call failed
+};
+
+// The bytes thread `thread` writes in round `round`; every thread and round
+// writes a different pattern.
+std::vector<unsigned char> PatternOf(int thread, int round) {
+  return conform::TestPattern(kBytes, static_cast<unsigned>(thread * kRounds + round));
+}
+
+// One thread's work: its own stream; each round a fresh allocation, a copy
+// to the device and back, and a wait for the stream. Never throws: it runs
+// on threads of its own, where a check may not stop.
+ThreadOutcome RunThread(const host::Device& device, int thread) {
+  ThreadOutcome outcome;
+  const auto fail = [&](std::string_view doing, const Error& error) {
+    outcome.error = fmt::format("thread {}: {}: {}", thread, doing, error.message());
+    return outcome;
+  };
+  for (int round = 0; round < kRounds; ++round) {
+    const std::vector<unsigned char> written = PatternOf(thread, round);
+    std::vector<unsigned char> read_back(kBytes);
+    auto memory = device.Allocate(kBytes);
+    if (!memory) return fail("allocate", memory.error());
+    auto stream = device.CreateStream();
+    if (!stream) return fail("create_stream", stream.error());
+    if (auto copied = (*stream)->MemcpyHtoD(memory->base(), written.data(), kBytes); !copied) {
+      return fail("memcpy_htod", copied.error());
+    }
+    if (auto copied = (*stream)->MemcpyDtoH(read_back.data(), memory->base(), kBytes); !copied) {
+      return fail("memcpy_dtoh", copied.error());
+    }
+    if (auto waited = (*stream)->BlockHostUntilDone(); !waited) {
+      return fail("waiting for the stream", waited.error());
+    }
+    outcome.read_backs.push_back(std::move(read_back));
+  }
+  return outcome;
+}
+
+// Runs every thread's work, one thread after another or all at once
+// (released together, so that their calls really overlap).
+std::vector<ThreadOutcome> RunAll(const host::Device& device, bool at_once) {
+  std::vector<ThreadOutcome> outcomes(kThreads);
+  if (!at_once) {
+    for (int thread = 0; thread < kThreads; ++thread) outcomes[thread] = RunThread(device, thread);
+    return outcomes;
+  }
+  std::barrier start(kThreads);
+  std::vector<std::jthread> threads;
+  threads.reserve(kThreads);
+  for (int thread = 0; thread < kThreads; ++thread) {
+    threads.emplace_back([&, thread] {
+      start.arrive_and_wait();
+      outcomes[thread] = RunThread(device, thread);
+    });
+  }
+  threads.clear();  // joins
+  return outcomes;
+}
+
+}  // namespace
+
+SECTL_CHECK("concurrency.streams_in_parallel", kRequired,
+            "Threads allocating, copying and waiting on their own streams at once get exactly "
+            "the bytes they copied") {
+  SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kCreateStream,
+                             PluginFunction::kMemcpyHtoD, PluginFunction::kMemcpyDtoH});
+  const host::Device& device = check.device();
+  // The same work one thread at a time first: what the plugin's copies give
+  // when nothing overlaps. Copies that are wrong even then are memcpy.*'s
+  // finding; this check is about what running at once changes.
+  const std::vector<ThreadOutcome> serial = RunAll(device, false);
+  for (int thread = 0; thread < kThreads; ++thread) {
+    if (!serial[thread].error.empty()) check.Abort(serial[thread].error);
+    for (int round = 0; round < kRounds; ++round) {
+      if (serial[thread].read_backs[round] != PatternOf(thread, round)) {
+        check.Skip(
+            "copies do not come back byte for byte even from a single thread (memcpy.* reports "
+            "it), so what concurrency changes cannot be told");
+      }
+    }
+  }
+
+  const std::vector<ThreadOutcome> concurrent = RunAll(device, true);
+  check.details() = {{"threads", kThreads}, {"rounds", kRounds}, {"bytes", kBytes}};
+  std::vector<std::string> corrupted;  // the first corrupted round of each thread
+  for (int thread = 0; thread < kThreads; ++thread) {
+    if (!concurrent[thread].error.empty()) {
+      check.Fail(fmt::format("{} (the same call succeeded with one thread at a time)",
+                             concurrent[thread].error));
+      continue;
+    }
+    for (int round = 0; round < kRounds; ++round) {
+      const std::string difference =
+          conform::FirstDifference(serial[thread].read_backs[round].data(),
+                                   concurrent[thread].read_backs[round].data(), kBytes);
+      if (difference.empty()) continue;
+      corrupted.push_back(fmt::format("thread {}, round {}: {}", thread, round, difference));
+      break;
+    }
+  }
+  check.details()["corrupted"] = corrupted;
+  if (corrupted.empty()) return;
+  check.Fail(fmt::format(
+      "with {} threads each copying {} bytes to the device and back on its own stream at once, "
+      "{} of them got back bytes other than those they wrote ({}), and none did one thread at a "
+      "time. TensorFlow copies on several streams from several threads at once, so tensors "
+      "would be corrupted",
+      kThreads, kBytes, corrupted.size(), corrupted.front()));
+}
+
+}  // namespace sectl::checks

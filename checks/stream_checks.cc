@@ -1,0 +1,418 @@
+// Streams: work on one stream runs in order, dependencies between streams
+// hold, and the host's waits return only once the work is done.
+//
+// Many plugins legally run everything synchronously at enqueue time, so no
+// check here concludes "out of order" or "early" from timing. Each looks for
+// an observation that no correct plugin, synchronous or asynchronous, can
+// produce: a host callback on a waiting stream that runs while the stream it
+// waits for is still inside an earlier callback, a wait that returns while
+// a callback enqueued before it has not finished.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "conform/check.h"
+#include "conform/check_support.h"
+#include "host/event.h"
+#include "host/stream.h"
+
+namespace sectl::checks {
+namespace {
+
+using namespace std::chrono_literals;
+using abi::PluginFunction;
+
+// How long a check waits for something a correct plugin does at once: long
+// enough for a loaded machine, short enough to end a check whose plugin
+// never does it.
+constexpr auto kPatience = 3s;
+// How long a "slow" host callback sleeps: the window in which a wait that
+// returns early is seen returning early.
+constexpr auto kSlowCallback = 50ms;
+
+// Polls `done` until it holds or `limit` passes; returns whether it held.
+template <typename Condition>
+bool WaitUntil(Condition done, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(100us);
+  }
+  return true;
+}
+
+// Skips the check when the plugin lacks a function it needs: a missing
+// function that TensorFlow requires is a registration check's finding.
+void SkipUnlessProvided(conform::CheckContext& check,
+                        std::initializer_list<PluginFunction> needed) {
+  for (PluginFunction function : needed) {
+    if (!check.platform().Provides(function)) {
+      check.Skip(fmt::format("the plugin does not provide {} (the registration checks report it)",
+                             abi::QualifiedName(function)));
+    }
+  }
+}
+
+// The checks here watch streams through host callbacks. A plugin whose
+// callbacks cannot be enqueued or never run is reported by the callback
+// (or registration) checks; these checks then skip rather than report it twice.
+[[noreturn]] void SkipWithoutCallbacks(conform::CheckContext& check, const Error& error) {
+  check.Skip(
+      fmt::format("this check watches the stream through host callbacks, and {} ({} reports it)",
+                  error.message(),
+                  error.code() == ErrorCode::kUnimplemented ? "registration.required_callbacks"
+                                                            : "callback.enqueued"));
+}
+
+[[noreturn]] void SkipForSilentCallbacks(conform::CheckContext& check) {
+  check.Skip(
+      fmt::format("this check watches the stream through host callbacks, and none ran within {} s "
+                  "(callback.called_once reports it)",
+                  std::chrono::seconds(kPatience).count()));
+}
+
+// Enqueues `body` as a host callback, or skips the check.
+void EnqueueProbe(conform::CheckContext& check, host::Stream& stream,
+                  std::function<void(TF_Status*)> body) {
+  auto enqueued = stream.EnqueueHostCallback(std::move(body));
+  if (!enqueued) SkipWithoutCallbacks(check, enqueued.error());
+}
+
+// A shared flag a host callback raises; shared, so that a callback the
+// plugin runs late never touches a check's dead stack.
+using Flag = std::shared_ptr<std::atomic<bool>>;
+Flag NewFlag() { return std::make_shared<std::atomic<bool>>(false); }
+
+// Enqueues a host callback that sleeps kSlowCallback, then raises `finished`.
+void EnqueueSlowCallback(conform::CheckContext& check, host::Stream& stream, const Flag& finished) {
+  EnqueueProbe(check, stream, [finished](TF_Status*) {
+    std::this_thread::sleep_for(kSlowCallback);
+    finished->store(true);
+  });
+}
+
+// Waits until `stream` has run everything enqueued on it so far. A check
+// must not hinge on the mechanism it is not about, so this uses two: a host
+// callback enqueued last (with a bounded wait), then block_host_until_done
+// (or TensorFlow's event fallback where the plugin has none).
+void FinishStream(conform::CheckContext& check, host::Stream& stream) {
+  const Flag finished = NewFlag();
+  EnqueueProbe(check, stream, [finished](TF_Status*) { finished->store(true); });
+  if (!WaitUntil([&] { return finished->load(); }, kPatience)) SkipForSilentCallbacks(check);
+  (void)stream.BlockHostUntilDone();
+}
+
+// A host callback that keeps its stream busy until the check releases it, so
+// that work enqueued behind it is certainly still pending on an asynchronous
+// plugin while the check looks. A plugin that runs callbacks inside
+// host_callback (on the check's thread, or while the check's thread waits)
+// gets a hold that passes at once: the check could never release it.
+class StreamHold {
+ public:
+  // Enqueues the hold on `stream`, or skips the check.
+  StreamHold(conform::CheckContext& check, host::Stream& stream)
+      : state_(std::make_shared<State>()) {
+    state_->enqueuing_thread = std::this_thread::get_id();
+    auto enqueued = stream.EnqueueHostCallback([state = state_](TF_Status*) { state->Hold(); });
+    state_->enqueue_returned.store(true);
+    if (!enqueued) {
+      Release();
+      SkipWithoutCallbacks(check, enqueued.error());
+    }
+  }
+  ~StreamHold() { Release(); }
+  StreamHold(const StreamHold&) = delete;
+  StreamHold& operator=(const StreamHold&) = delete;
+
+  void Release() { state_->Release(); }
+
+  // Raised once the stream has gone past the hold (its callback returned).
+  std::shared_ptr<const std::atomic<bool>> passed() const { return {state_, &state_->passed}; }
+
+ private:
+  // The longest a hold waits for a release that should come in microseconds.
+  static constexpr auto kLimit = 2s;
+  // How long a hold waits before it concludes that host_callback has not
+  // returned because the plugin is waiting for the callback.
+  static constexpr auto kEnqueueGrace = 5ms;
+
+  struct State {
+    void Hold() {
+      if (std::this_thread::get_id() != enqueuing_thread) {
+        std::unique_lock lock(mutex);
+        const auto is_released = [this] { return released; };
+        if (!released_cv.wait_for(lock, kEnqueueGrace, is_released) && enqueue_returned.load()) {
+          released_cv.wait_for(lock, kLimit, is_released);
+        }
+      }
+      passed.store(true);
+    }
+
+    void Release() {
+      std::lock_guard lock(mutex);
+      released = true;
+      released_cv.notify_all();
+    }
+
+    std::thread::id enqueuing_thread;
+    std::atomic<bool> enqueue_returned{false};
+    std::atomic<bool> passed{false};
+    std::mutex mutex;
+    std::condition_variable released_cv;
+    bool released = false;  // Guarded by mutex.
+  };
+
+  std::shared_ptr<State> state_;
+};
+
+// How long `stream` takes to run a host callback when nothing holds it back.
+std::chrono::nanoseconds CallbackLatency(conform::CheckContext& check, host::Stream& stream) {
+  const auto start = std::chrono::steady_clock::now();
+  const Flag ran = NewFlag();
+  EnqueueProbe(check, stream, [ran](TF_Status*) { ran->store(true); });
+  if (!WaitUntil([&] { return ran->load(); }, kPatience)) SkipForSilentCallbacks(check);
+  return std::chrono::steady_clock::now() - start;
+}
+
+// What a host callback enqueued on a waiting stream saw of the stream it waits for.
+enum class Sighting : int { kNotYet, kOtherStillBusy, kOtherDone };
+
+// Runs `make_wait` (which makes `waiting` wait for `other`'s work so far)
+// while `other` is held busy, with a host callback on `waiting` behind the
+// wait. Returns what that callback saw.
+Sighting WatchWait(conform::CheckContext& check, host::Stream& waiting, host::Stream& other,
+                   const std::function<void()>& make_wait) {
+  // A stream that ignores the wait runs the callback about as fast as it
+  // runs one now; `other` stays held well beyond that, so it is seen.
+  const auto grace = std::clamp(
+      std::chrono::duration_cast<std::chrono::milliseconds>(20 * CallbackLatency(check, waiting)),
+      std::chrono::milliseconds(10), std::chrono::milliseconds(250));
+  auto sighting = std::make_shared<std::atomic<Sighting>>(Sighting::kNotYet);
+  {
+    StreamHold hold(check, other);
+    make_wait();
+    EnqueueProbe(check, waiting, [sighting, other_done = hold.passed()](TF_Status*) {
+      sighting->store(other_done->load() ? Sighting::kOtherDone : Sighting::kOtherStillBusy);
+    });
+    WaitUntil([&] { return sighting->load() != Sighting::kNotYet; }, grace);
+  }
+  FinishStream(check, other);
+  FinishStream(check, waiting);
+  if (!WaitUntil([&] { return sighting->load() != Sighting::kNotYet; }, kPatience)) {
+    SkipForSilentCallbacks(check);
+  }
+  return sighting->load();
+}
+
+// A device buffer goes through versions that differ in every byte; a copy
+// read back from it should hold exactly the version current at its place
+// in the stream.
+struct ReadBack {
+  size_t expected_version;
+  std::vector<unsigned char> bytes;
+};
+
+// The share of `bytes` equal to `version`.
+double ShareOf(const std::vector<unsigned char>& version, const std::vector<unsigned char>& bytes) {
+  size_t equal = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) equal += bytes[i] == version[i] ? 1 : 0;
+  return static_cast<double>(equal) / static_cast<double>(bytes.size());
+}
+
+// The ordering failure a read-back shows, if any. A copy that holds none of
+// the versions is broken in itself (memcpy.* reports that), not out of order.
+std::optional<std::string> OrderingFailure(const std::vector<std::vector<unsigned char>>& versions,
+                                           const ReadBack& read_back) {
+  // Stray bytes match a version 1 time in 256; a tenth is no accident.
+  constexpr double kSubstantial = 0.1;
+  for (size_t version = 0; version < versions.size(); ++version) {
+    if (version == read_back.expected_version) continue;
+    const double share = ShareOf(versions[version], read_back.bytes);
+    if (share < kSubstantial) continue;
+    return fmt::format(
+        "the memcpy_dtoh enqueued after the copy of version {} read back {:.0f}% of version {}, "
+        "{}",
+        read_back.expected_version, share * 100, version,
+        version < read_back.expected_version
+            ? "which that earlier copy had overwritten: it ran before the copy enqueued ahead "
+              "of it"
+            : "which a copy enqueued after it wrote: it ran after work enqueued behind it");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+SECTL_CHECK("stream.in_order", kRequired,
+            "Copies on one stream run in the order they were enqueued") {
+  SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kCreateStream,
+                             PluginFunction::kMemcpyHtoD, PluginFunction::kMemcpyDtoH});
+  constexpr size_t kBytes = size_t{64} * 1024;
+  const host::Device& device = check.device();
+  // Locals die in reverse order: the stream, drained as it is destroyed, must
+  // go before the memory its queued copies touch.
+  auto memory = check.Require(device.Allocate(kBytes), "allocate");
+  const std::vector<std::vector<unsigned char>> versions = {conform::TestPattern(kBytes, 1),
+                                                            conform::TestPattern(kBytes, 2),
+                                                            conform::TestPattern(kBytes, 3)};
+  std::array<ReadBack, 2> read_backs = {ReadBack{1, std::vector<unsigned char>(kBytes)},
+                                        ReadBack{2, std::vector<unsigned char>(kBytes)}};
+  auto stream = check.Require(device.CreateStream(), "create_stream");
+  check.Require(stream->MemcpyHtoD(memory.base(), versions[0].data(), kBytes), "memcpy_htod");
+  check.Require(stream->BlockHostUntilDone(), "waiting for the stream");
+
+  // Behind a hold, so that an asynchronous plugin has all four copies queued.
+  {
+    StreamHold hold(check, *stream);
+    for (ReadBack& read_back : read_backs) {
+      const auto& version = versions[read_back.expected_version];
+      check.Require(stream->MemcpyHtoD(memory.base(), version.data(), kBytes), "memcpy_htod");
+      check.Require(stream->MemcpyDtoH(read_back.bytes.data(), memory.base(), kBytes),
+                    "memcpy_dtoh");
+    }
+  }
+  FinishStream(check, *stream);
+
+  check.details() = {{"bytes", kBytes}, {"copies", 5}};
+  for (const ReadBack& read_back : read_backs) {
+    if (auto failure = OrderingFailure(versions, read_back)) {
+      check.Fail(*failure +
+                 ". TensorFlow enqueues a copy and the work that reads its result on one "
+                 "stream and relies on that order alone");
+    }
+  }
+}
+
+SECTL_CHECK("stream.dependency", kRequired,
+            "create_stream_dependency makes one stream wait for another's earlier work") {
+  SkipUnlessProvided(check,
+                     {PluginFunction::kCreateStream, PluginFunction::kCreateStreamDependency});
+  const host::Device& device = check.device();
+  auto waiting = check.Require(device.CreateStream(), "create_stream");
+  auto other = check.Require(device.CreateStream(), "create_stream");
+  const Sighting sighting = WatchWait(check, *waiting, *other, [&] {
+    check.Require(waiting->WaitFor(*other), "create_stream_dependency");
+  });
+  check.Expect(sighting == Sighting::kOtherDone,
+               "a host callback enqueued on a stream after create_stream_dependency(stream, other) "
+               "ran while `other` was still inside a host callback enqueued before the "
+               "dependency: the dependency was not honoured. TensorFlow makes its compute stream "
+               "wait for its copy streams this way, so kernels would read tensors not yet copied");
+}
+
+SECTL_CHECK("stream.wait_for_event", kRequired,
+            "wait_for_event makes a stream wait until another stream reaches the event") {
+  SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
+                             PluginFunction::kRecordEvent, PluginFunction::kWaitForEvent});
+  const host::Device& device = check.device();
+  // The event outlives the streams, which are drained as they are destroyed.
+  auto event = check.Require(device.CreateEvent(), "create_event");
+  auto waiting = check.Require(device.CreateStream(), "create_stream");
+  auto other = check.Require(device.CreateStream(), "create_stream");
+  const Sighting sighting = WatchWait(check, *waiting, *other, [&] {
+    check.Require(other->RecordEvent(*event), "record_event");
+    check.Require(waiting->WaitForEvent(*event), "wait_for_event");
+  });
+  check.Expect(sighting == Sighting::kOtherDone,
+               "a host callback enqueued on a stream after wait_for_event ran while the stream "
+               "that records the event was still inside a host callback enqueued before the "
+               "record: the wait was not honoured. TensorFlow orders work across streams with "
+               "record_event and wait_for_event, so the waiting stream would use unfinished "
+               "results");
+}
+
+SECTL_CHECK("stream.block_host_until_done", kRequired,
+            "block_host_until_done returns only after the stream's work is done") {
+  SkipUnlessProvided(check, {PluginFunction::kCreateStream});
+  if (!check.platform().Provides(PluginFunction::kBlockHostUntilDone)) {
+    check.Skip(
+        "the plugin provides no block_host_until_done (optional: TensorFlow then records an "
+        "event and blocks on it, which event.block_host_for_event checks)");
+  }
+  auto stream = check.Require(check.device().CreateStream(), "create_stream");
+  const Flag finished = NewFlag();
+  EnqueueSlowCallback(check, *stream, finished);
+  check.Require(stream->BlockHostUntilDone(), "block_host_until_done");
+  if (finished->load()) return;
+  if (!WaitUntil([&] { return finished->load(); }, kPatience)) SkipForSilentCallbacks(check);
+  check.Fail(fmt::format(
+      "block_host_until_done returned while a host callback enqueued before it (sleeping {} ms) "
+      "had not finished. TensorFlow calls it to wait for a stream before using its results and "
+      "before destroying it, so it would read unfinished work and free memory still in use",
+      std::chrono::milliseconds(kSlowCallback).count()));
+}
+
+SECTL_CHECK("stream.synchronize_all_activity", kRequired,
+            "synchronize_all_activity returns only after every stream's work is done") {
+  SkipUnlessProvided(check,
+                     {PluginFunction::kCreateStream, PluginFunction::kSynchronizeAllActivity});
+  const host::Device& device = check.device();
+  std::array<std::unique_ptr<host::Stream>, 2> streams;
+  std::array<Flag, 2> finished = {NewFlag(), NewFlag()};
+  for (size_t i = 0; i < streams.size(); ++i) {
+    streams[i] = check.Require(device.CreateStream(), "create_stream");
+    EnqueueSlowCallback(check, *streams[i], finished[i]);
+  }
+  check.Require(device.SynchronizeAllActivity(), "synchronize_all_activity");
+  const auto unfinished = [&] {
+    return static_cast<int>(!finished[0]->load()) + static_cast<int>(!finished[1]->load());
+  };
+  const int unfinished_on_return = unfinished();
+  if (unfinished_on_return == 0) return;
+  if (!WaitUntil([&] { return unfinished() == 0; }, kPatience)) SkipForSilentCallbacks(check);
+  check.Fail(fmt::format(
+      "synchronize_all_activity returned while host callbacks enqueued before it on {} of 2 "
+      "streams (each sleeping {} ms) had not finished. TensorFlow's PluggableDevice::Sync() "
+      "relies on it to wait for all of the device's streams",
+      unfinished_on_return, std::chrono::milliseconds(kSlowCallback).count()));
+}
+
+SECTL_CHECK("stream.status_ok_when_healthy", kRequired,
+            "get_stream_status is OK on a stream whose work all succeeded") {
+  SkipUnlessProvided(
+      check, {PluginFunction::kAllocate, PluginFunction::kCreateStream, PluginFunction::kMemcpyHtoD,
+              PluginFunction::kMemcpyDtoH, PluginFunction::kGetStreamStatus});
+  constexpr size_t kBytes = 4096;
+  const host::Device& device = check.device();
+  auto memory = check.Require(device.Allocate(kBytes), "allocate");
+  const auto written = conform::TestPattern(kBytes);
+  std::vector<unsigned char> read_back(kBytes);
+  auto stream = check.Require(device.CreateStream(), "create_stream");
+  // Each stage must leave the stream OK; the first that does not is reported.
+  const auto expect_ok = [&](std::string_view after) {
+    auto status = stream->Status();
+    check.details()["status_after"][std::string(after)] = status ? "OK" : status.error().message();
+    if (!status) {
+      check.Abort(fmt::format(
+          "get_stream_status reported an error on a healthy stream (after {}): {}. TensorFlow "
+          "then treats the stream as failed; on a copy stream it aborts the process "
+          "(\"PluggableDevice->CPU Memcpy failed\")",
+          after, status.error().message()));
+    }
+  };
+  expect_ok("create_stream");
+  check.Require(stream->MemcpyHtoD(memory.base(), written.data(), kBytes), "memcpy_htod");
+  check.Require(stream->MemcpyDtoH(read_back.data(), memory.base(), kBytes), "memcpy_dtoh");
+  check.Require(stream->BlockHostUntilDone(), "waiting for the stream");
+  expect_ok("copies");
+  // A host callback that succeeds, as TensorFlow's EventMgr and copy
+  // completions enqueue all the time.
+  EnqueueProbe(check, *stream, [](TF_Status*) {});
+  FinishStream(check, *stream);
+  expect_ok("a successful host callback");
+}
+
+}  // namespace sectl::checks

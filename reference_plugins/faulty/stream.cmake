@@ -1,0 +1,21 @@
+# Faults in streams, events, host callbacks, timers and concurrency
+# (checks/{stream,event,callback,timer,concurrency}_checks.cc). A fault that
+# is only visible while work is still pending needs the asynchronous cpu base.
+sectl_add_faulty_plugin(STREAM_OUT_OF_ORDER stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(DEPENDENCY_IGNORED stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(WAIT_FOR_EVENT_IGNORED stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(BLOCK_RETURNS_EARLY stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(SYNCHRONIZE_RETURNS_EARLY stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(STREAM_STATUS_SPURIOUS_ERROR stream_faults.cc)
+sectl_add_faulty_plugin(EVENT_COMPLETE_EARLY stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(EVENT_STATUS_UNKNOWN stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(EVENT_RERECORD_KEEPS_COMPLETE stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(BLOCK_FOR_EVENT_RETURNS_EARLY stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(CALLBACK_NOT_ENQUEUED stream_faults.cc)
+sectl_add_faulty_plugin(CALLBACK_CALLED_TWICE stream_faults.cc)
+sectl_add_faulty_plugin(CALLBACK_NEVER_CALLED stream_faults.cc)
+sectl_add_faulty_plugin(CALLBACK_BEFORE_EARLIER_WORK stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(CALLBACK_ERROR_DROPPED stream_faults.cc)
+sectl_add_faulty_plugin(TIMER_MEASURES_ENQUEUE stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(TIMER_IN_MICROSECONDS stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(RACY_CONCURRENT_COPIES stream_faults.cc)
