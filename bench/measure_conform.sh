@@ -25,7 +25,7 @@ median_seconds() {  # median wall time of "$@" over $runs runs
 }
 
 checks=$("$sectl" conform --list --format json "$plugin" | grep -c '"id"')
-repeat=25
+repeat=5
 isolated=$(median_seconds "$sectl" conform "$plugin" --report json)
 isolated_one_job=$(median_seconds "$sectl" conform "$plugin" --report json --jobs 1 --repeat $repeat)
 in_process=$(median_seconds "$sectl" conform "$plugin" --report json --jobs 1 --repeat $repeat --isolation none)
