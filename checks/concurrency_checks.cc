@@ -18,23 +18,13 @@
 namespace sectl::checks {
 namespace {
 
+using conform::SkipUnlessProvided;
+
 using abi::PluginFunction;
 
 constexpr int kThreads = 4;
 constexpr int kRounds = 8;
 constexpr size_t kBytes = size_t{64} * 1024;
-
-// Skips the check when the plugin lacks a function it needs: a missing
-// function that TensorFlow requires is a registration check's finding.
-void SkipUnlessProvided(conform::CheckContext& check,
-                        std::initializer_list<PluginFunction> needed) {
-  for (PluginFunction function : needed) {
-    if (!check.platform().Provides(function)) {
-      check.Skip(fmt::format("the plugin does not provide {} (the registration checks report it)",
-                             abi::QualifiedName(function)));
-    }
-  }
-}
 
 // What one thread read back in each round, or why it could not go on.
 struct ThreadOutcome {

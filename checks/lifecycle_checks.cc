@@ -26,21 +26,9 @@
 namespace sectl::checks {
 namespace {
 
-using abi::PluginFunction;
+using conform::SkipUnlessProvided;
 
-// A missing required member is registration.required_callbacks' to report,
-// once; checks that need it step aside.
-void SkipUnlessProvided(conform::CheckContext& check,
-                        std::initializer_list<PluginFunction> functions) {
-  for (PluginFunction function : functions) {
-    if (!check.platform().Provides(function)) {
-      check.Skip(
-          fmt::format("the plugin does not provide {} (registration.required_callbacks "
-                      "reports missing required members)",
-                      abi::QualifiedName(function)));
-    }
-  }
-}
+using abi::PluginFunction;
 
 // Timers are optional since TensorFlow 2.16 (and absent from many plugins).
 bool ProvidesTimers(const host::Platform& platform) {

@@ -31,6 +31,8 @@
 namespace sectl::checks {
 namespace {
 
+using conform::SkipUnlessProvided;
+
 using abi::PluginFunction;
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
@@ -44,20 +46,6 @@ constexpr uint64_t kLargestAllocation = 256 * kMiB;
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-// A missing required member is registration.required_callbacks' to report,
-// once; checks that need it step aside.
-void SkipUnlessProvided(conform::CheckContext& check,
-                        std::initializer_list<PluginFunction> functions) {
-  for (PluginFunction function : functions) {
-    if (!check.platform().Provides(function)) {
-      check.Skip(
-          fmt::format("the plugin does not provide {} (registration.required_callbacks "
-                      "reports missing required members)",
-                      abi::QualifiedName(function)));
-    }
-  }
-}
 
 // "1 byte", "24 bytes", "4 KiB", "256 MiB", "1048577 bytes": exact, and short
 // where that loses nothing.

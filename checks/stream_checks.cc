@@ -32,6 +32,9 @@
 namespace sectl::checks {
 namespace {
 
+using conform::SkipUnlessProvided;
+using conform::WaitUntil;
+
 using namespace std::chrono_literals;
 using abi::PluginFunction;
 
@@ -42,29 +45,6 @@ constexpr auto kPatience = 3s;
 // How long a "slow" host callback sleeps: the window in which a wait that
 // returns early is seen returning early.
 constexpr auto kSlowCallback = 50ms;
-
-// Polls `done` until it holds or `limit` passes; returns whether it held.
-template <typename Condition>
-bool WaitUntil(Condition done, std::chrono::milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(100us);
-  }
-  return true;
-}
-
-// Skips the check when the plugin lacks a function it needs: a missing
-// function that TensorFlow requires is a registration check's finding.
-void SkipUnlessProvided(conform::CheckContext& check,
-                        std::initializer_list<PluginFunction> needed) {
-  for (PluginFunction function : needed) {
-    if (!check.platform().Provides(function)) {
-      check.Skip(fmt::format("the plugin does not provide {} (the registration checks report it)",
-                             abi::QualifiedName(function)));
-    }
-  }
-}
 
 // The checks here watch streams through host callbacks. A plugin whose
 // callbacks cannot be enqueued or never run is reported by the callback

@@ -17,11 +17,14 @@
 #include <thread>
 
 #include "conform/check.h"
+#include "conform/check_support.h"
 #include "host/stream.h"
 #include "host/timer.h"
 
 namespace sectl::checks {
 namespace {
+
+using conform::WaitUntil;
 
 using namespace std::chrono_literals;
 using abi::PluginFunction;
@@ -32,17 +35,6 @@ constexpr auto kPatience = 3s;
 constexpr auto kBusy = 20ms;
 // A reading below this, for an interval of at least kBusy, is wrong.
 constexpr auto kLeastPlausible = 15ms;
-
-// Polls `done` until it holds or `limit` passes; returns whether it held.
-template <typename Condition>
-bool WaitUntil(Condition done, std::chrono::milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(100us);
-  }
-  return true;
-}
 
 // Timers are optional since TensorFlow 2.16; an older generation requires
 // them, and registration.required_callbacks reports them missing. The check

@@ -7,12 +7,25 @@
 #include <filesystem>
 #include <fstream>
 
+#include "conform/check_context.h"
+
 namespace sectl::conform {
+
+void SkipUnlessProvided(CheckContext& check, std::initializer_list<abi::PluginFunction> needed) {
+  for (abi::PluginFunction function : needed) {
+    if (!check.platform().Provides(function)) {
+      check.Skip(fmt::format(
+          "the plugin does not provide {} (registration.required_callbacks reports missing "
+          "required members)",
+          abi::QualifiedName(function)));
+    }
+  }
+}
 
 std::vector<unsigned char> TestPattern(size_t size, unsigned seed) {
   std::vector<unsigned char> bytes(size);
   for (size_t i = 0; i < size; ++i) {
-    bytes[i] = static_cast<unsigned char>((i * 7 + i / 251 + seed * 13 + 1) & 0xFF);
+    bytes[i] = static_cast<unsigned char>((i * 7 + i / 251 + size_t{seed} * 13 + 1) & 0xFF);
   }
   return bytes;
 }

@@ -2,12 +2,36 @@
 // inaccessible pages, and counts of the process's threads and memory.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "abi/plugin_functions.h"
+
 namespace sectl::conform {
+
+class CheckContext;
+
+// Skips the check when the plugin lacks any of `needed`. A missing required
+// member is reported once, by registration.required_callbacks; the checks
+// that would need it step aside rather than fail a second time.
+void SkipUnlessProvided(CheckContext& check, std::initializer_list<abi::PluginFunction> needed);
+
+// Polls `done` until it holds or `limit` passes; returns whether it held.
+// For checks waiting on what a plugin does on its own threads.
+template <typename Condition>
+bool WaitUntil(Condition done, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return true;
+}
 
 // Bytes that differ from position to position and from `seed` to `seed`, so
 // that a copy from the wrong offset or a stale buffer is visible.
