@@ -83,7 +83,26 @@ TEST(Conform, BothReferencePluginsPassEverything) {
     }
     EXPECT_EQ(report["summary"]["pass"].get<size_t>() + report["summary"]["skip"].get<size_t>(),
               report["results"].size());
+    // The report ends with copy bandwidth in each direction, verified.
+    const json& throughput = report["throughput"];
+    ASSERT_TRUE(throughput.is_object()) << throughput;
+    EXPECT_GT(throughput["ceiling_gbps"].get<double>(), 0);
+    ASSERT_EQ(throughput["results"].size(), 3u) << throughput;
+    for (const json& path : throughput["results"]) {
+      EXPECT_EQ(path["verification"], "passed") << path;
+      EXPECT_GT(path["median_gbps"].get<double>(), 0) << path;
+    }
   }
+}
+
+TEST(Conform, ThroughputCanBeLeftOutAndNeverChangesTheVerdict) {
+  EXPECT_TRUE(Conform({"--no-throughput"}, 0)["throughput"].is_null());
+  // A plugin that crashes in memcpy_htod crashes the measurement too: the
+  // section says so, and the exit status is the checks' alone.
+  const json crashed = Conform({FixturePlugin("memcpy_crash"), "--filter", "device.*"}, 0);
+  ASSERT_TRUE(crashed["throughput"]["error"].is_string()) << crashed["throughput"];
+  EXPECT_NE(crashed["throughput"]["error"].get<std::string>().find("SIGSEGV"), std::string::npos)
+      << crashed["throughput"];
 }
 
 TEST(Conform, CrashIsReportedWithTheCallThatNeverReturned) {

@@ -190,6 +190,52 @@ TEST(ConformJson, KeepsEveryField) {
   }
 }
 
+// A report with the throughput section that ends a tensorflow-profile run.
+ConformReport WithThroughput(ConformReport report) {
+  report.throughput = Throughput{.bytes = 16 << 20,
+                                 .ceiling_gbps = 12.5,
+                                 .results = {{.direction = "h2d",
+                                              .host_memory = "pinned",
+                                              .median_gbps = 12.0,
+                                              .ratio_to_ceiling = 0.96,
+                                              .verification = "passed"},
+                                             {.direction = "d2d",
+                                              .host_memory = "none",
+                                              .verification = "",
+                                              .error = "preparing buffers: allocate failed"}}};
+  return report;
+}
+
+TEST(ConformJson, KeepsTheThroughputSection) {
+  const ConformReport sample = WithThroughput(PassingReport());
+  const std::string text = ConformReportToJson(sample);
+  const Expected<ConformReport> read = ConformReportFromJson(text);
+  ASSERT_TRUE(read) << read.error().message();
+  ASSERT_TRUE(read->throughput.has_value());
+  EXPECT_EQ(read->throughput->bytes, sample.throughput->bytes);
+  ASSERT_EQ(read->throughput->results.size(), 2u);
+  EXPECT_EQ(read->throughput->results[0].median_gbps, 12.0);
+  EXPECT_EQ(read->throughput->results[1].error, sample.throughput->results[1].error);
+  EXPECT_EQ(ConformReportToJson(*read), text);
+  EXPECT_EQ(ValidateAgainstSchema(text).exit_code, 0) << ValidateAgainstSchema(text).err;
+}
+
+TEST(ConformJson, ReadsReportsWrittenBeforeTheThroughputSection) {
+  auto document = nlohmann::ordered_json::parse(ConformReportToJson(PassingReport()));
+  document.erase("throughput");
+  const Expected<ConformReport> read = ConformReportFromJson(document.dump());
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_FALSE(read->throughput.has_value());
+}
+
+TEST(ConformTable, ShowsThroughputBeforeTheVerdict) {
+  const std::string table = RenderConformTable(WithThroughput(PassingReport()), {});
+  EXPECT_TRUE(Contains(table, "Throughput at 16 MiB")) << table;
+  EXPECT_TRUE(Contains(table, "h2d pinned")) << table;
+  EXPECT_TRUE(Contains(table, "d2d           not measured: preparing buffers")) << table;
+  EXPECT_LT(table.find("Throughput"), table.find("conformant")) << table;
+}
+
 TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
   const std::string text = ConformReportToJson(SampleReport());
   EXPECT_EQ(text.back(), '\n');
@@ -199,7 +245,8 @@ TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
   for (const auto& item : document.items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "kind", "tool", "plugin", "host",
                                             "command_line", "started_at", "duration_s", "profile",
-                                            "tf_version", "load_error", "summary", "results"}));
+                                            "tf_version", "load_error", "summary", "results",
+                                            "throughput"}));
   EXPECT_TRUE(document["load_error"].is_null());
   EXPECT_EQ(document["results"][0]["baseline"], "");
   EXPECT_EQ(document["results"][1]["baseline"], "regression");

@@ -14,7 +14,8 @@ std::string FaultyPlugin(const std::string& fault) {
 
 void ExpectCaughtByExactlyItsCheck(const FaultCase& fault) {
   std::vector<std::string> command = {
-      "conform", FaultyPlugin(fault.fault), "--report", "json", "--timeout", "20"};
+      "conform", FaultyPlugin(fault.fault), "--report", "json", "--timeout", "20",
+      "--no-throughput"};
   command.insert(command.end(), fault.arguments.begin(), fault.arguments.end());
   const CommandResult result = RunSectl(command);
   nlohmann::json report;

@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+#include "tool/bench_command.h"
 #include "tool/conform_command.h"
 #include "tool/exit_codes.h"
 #include "tool/probe_command.h"
@@ -48,6 +49,9 @@ int Main(int argc, char** argv) {
   auto* conform = sectl::tool::AddConformCommand(app, conform_options);
   sectl::tool::ReportCommandOptions report_options;
   auto* report = sectl::tool::AddReportCommand(app, report_options);
+  sectl::tool::BenchCommandOptions bench_options;
+  bench_options.command_line.assign(argv, argv + argc);
+  const auto bench = sectl::tool::AddBenchCommand(app, bench_options);
 
   try {
     app.parse(argc, argv);
@@ -57,6 +61,7 @@ int Main(int argc, char** argv) {
   if (probe->parsed()) return sectl::tool::RunProbeCommand(probe_options);
   if (conform->parsed()) return sectl::tool::RunConformCommand(conform_options);
   if (report->parsed()) return sectl::tool::RunReportCommand(report_options);
+  if (bench.bench->parsed()) return sectl::tool::RunBenchCommand(bench, bench_options);
   return kExitUsageOrInternal;
 }
 

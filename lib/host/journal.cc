@@ -1,28 +1,13 @@
 #include "host/journal.h"
 
 #include <fmt/format.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 
 #include "host/tf_status_handle.h"
 
 namespace sectl::host {
 namespace {
-
-uint64_t NowNanoseconds() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
-
-// gettid is a system call; ask once per thread.
-int32_t CurrentThreadId() {
-  thread_local const auto id = static_cast<int32_t>(::syscall(SYS_gettid));
-  return id;
-}
 
 std::string FormatArgument(uint64_t value) {
   if (value > 0xFFFFFF) return fmt::format("0x{:x}", value);
@@ -41,32 +26,6 @@ std::string FormatDuration(uint64_t nanoseconds) {
 Journal::Journal() : owned_(std::make_unique<JournalRegion>()), region_(owned_.get()) {}
 
 Journal::Journal(JournalRegion* region) : region_(region) {}
-
-JournalEntry* Journal::Begin(abi::PluginFunction function,
-                             const std::array<uint64_t, kMaxRecordedArguments>& arguments,
-                             uint8_t argument_count) {
-  const uint64_t sequence = region_->calls.fetch_add(1, std::memory_order_relaxed) + 1;
-  JournalEntry& entry = region_->entries[sequence % kJournalCapacity];
-  entry.sequence = 0;  // the slot is being rewritten
-  entry.function = function;
-  entry.state = CallState::kInFlight;
-  entry.thread_id = CurrentThreadId();
-  entry.arguments = arguments;
-  entry.argument_count = argument_count;
-  entry.status_code = kNoStatus;
-  entry.result = 0;
-  entry.duration_ns = 0;
-  entry.start_ns = NowNanoseconds();
-  entry.sequence = sequence;
-  return &entry;
-}
-
-void Journal::Finish(JournalEntry* entry, CallState state, int32_t status_code, int64_t result) {
-  entry->duration_ns = NowNanoseconds() - entry->start_ns;
-  entry->status_code = status_code;
-  entry->result = result;
-  entry->state = state;
-}
 
 void Journal::RecordMissing(abi::PluginFunction function) {
   JournalEntry* entry = Begin(function, {}, 0);
@@ -143,6 +102,8 @@ std::string DescribeEntry(const JournalEntry& entry) {
   } else {
     outcome = fmt::format("{}", entry.result);
   }
+  // An untimed journal (see Journal::set_timed) records no start time.
+  if (entry.start_ns == 0) return fmt::format("{} -> {}", call, outcome);
   return fmt::format("{} -> {}, {}", call, outcome, FormatDuration(entry.duration_ns));
 }
 

@@ -25,15 +25,6 @@ constexpr std::string_view kKind = "sectl.conform";
 // ---------------------------------------------------------------------------
 // Writing
 
-OrderedJson HostToJson(const HostInfo& host) {
-  return {{"os", host.os},
-          {"kernel", host.kernel},
-          {"machine", host.machine},
-          {"cpu_model", host.cpu_model},
-          {"logical_cpus", host.logical_cpus},
-          {"memory_bytes", host.memory_bytes}};
-}
-
 OrderedJson SummaryToJson(const Summary& summary) {
   OrderedJson counts = OrderedJson::object();
   for (CheckStatus status : kAllStatuses) {
@@ -199,6 +190,14 @@ class ObjectReader {
     return ObjectReader(EmptyObject(), PathOf(key), error_);
   }
 
+  // A reader for a nested object that may be null or absent (a member
+  // added after schema_version 1 was fixed): nullopt then.
+  std::optional<ObjectReader> OptionalObject(std::string_view key) {
+    const auto found = object_.find(key);
+    if (error_ || found == object_.end() || found->is_null()) return std::nullopt;
+    return Object(key);
+  }
+
   // Readers for an array of objects, one per element.
   std::vector<ObjectReader> ObjectList(std::string_view key) {
     std::vector<ObjectReader> readers;
@@ -303,6 +302,44 @@ CheckResult ReadResult(ObjectReader in) {
   return result;
 }
 
+Throughput ReadThroughput(ObjectReader in) {
+  Throughput throughput;
+  in.Count("bytes", throughput.bytes);
+  in.Number("ceiling_gbps", throughput.ceiling_gbps);
+  in.NullableString("error", throughput.error);
+  for (ObjectReader result : in.ObjectList("results")) {
+    ThroughputResult& read = throughput.results.emplace_back();
+    result.String("direction", read.direction);
+    result.String("host_memory", read.host_memory);
+    result.Number("median_gbps", read.median_gbps);
+    result.Number("ratio_to_ceiling", read.ratio_to_ceiling);
+    result.String("verification", read.verification);
+    result.NullableString("error", read.error);
+  }
+  return throughput;
+}
+
+OrderedJson NullableText(const std::optional<std::string>& text) {
+  return text ? OrderedJson(*text) : OrderedJson(nullptr);
+}
+
+OrderedJson ThroughputToJson(const std::optional<Throughput>& throughput) {
+  if (!throughput) return nullptr;
+  OrderedJson results = OrderedJson::array();
+  for (const ThroughputResult& result : throughput->results) {
+    results.push_back({{"direction", result.direction},
+                       {"host_memory", result.host_memory},
+                       {"median_gbps", result.median_gbps},
+                       {"ratio_to_ceiling", result.ratio_to_ceiling},
+                       {"verification", result.verification},
+                       {"error", NullableText(result.error)}});
+  }
+  return {{"bytes", throughput->bytes},
+          {"ceiling_gbps", throughput->ceiling_gbps},
+          {"error", NullableText(throughput->error)},
+          {"results", std::move(results)}};
+}
+
 // The header comes first: a document of another kind or version is refused
 // as such, rather than for the first member it happens to lack.
 Expected<void> CheckHeader(ObjectReader& in) {
@@ -341,6 +378,9 @@ ConformReport ReadReport(ObjectReader& in) {
   for (const ObjectReader& result : in.ObjectList("results")) {
     report.results.push_back(ReadResult(result));
   }
+  if (auto throughput = in.OptionalObject("throughput")) {
+    report.throughput = ReadThroughput(*throughput);
+  }
   return report;
 }
 
@@ -361,6 +401,15 @@ Expected<Json> Parse(const std::string& text) {
 
 }  // namespace
 
+OrderedJson HostInfoToJson(const HostInfo& host) {
+  return {{"os", host.os},
+          {"kernel", host.kernel},
+          {"machine", host.machine},
+          {"cpu_model", host.cpu_model},
+          {"logical_cpus", host.logical_cpus},
+          {"memory_bytes", host.memory_bytes}};
+}
+
 std::string ConformReportToJson(const ConformReport& report) {
   OrderedJson results = OrderedJson::array();
   for (const CheckResult& result : report.results) results.push_back(ResultToJson(result));
@@ -373,7 +422,7 @@ std::string ConformReportToJson(const ConformReport& report) {
         {"sha256", report.plugin.sha256},
         {"entry", report.plugin.entry},
         {"abi_vintage", report.plugin.abi_vintage}}},
-      {"host", HostToJson(report.host)},
+      {"host", HostInfoToJson(report.host)},
       {"command_line", report.command_line},
       {"started_at", report.started_at},
       {"duration_s", report.duration_s},
@@ -381,7 +430,8 @@ std::string ConformReportToJson(const ConformReport& report) {
       {"tf_version", report.tf_version},
       {"load_error", report.load_error ? OrderedJson(*report.load_error) : OrderedJson(nullptr)},
       {"summary", SummaryToJson(report.summary)},
-      {"results", std::move(results)}};
+      {"results", std::move(results)},
+      {"throughput", ThroughputToJson(report.throughput)}};
   // Plugins print anything, so invalid UTF-8 in a log is replaced rather
   // than thrown about.
   return document.dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";

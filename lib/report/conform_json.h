@@ -3,6 +3,7 @@
 // shape is documented, and versioned, in docs/conform-report.schema.json.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/error.h"
@@ -17,5 +18,8 @@ std::string ConformReportToJson(const ConformReport& report);
 // The inverse. Never throws: malformed input is an error whose one-line
 // message names the problem and where it is ("results[2].status: ...").
 Expected<ConformReport> ConformReportFromJson(const std::string& text);
+
+// The "host" object of the report, which sectl's other reports (bench) share.
+nlohmann::ordered_json HostInfoToJson(const HostInfo& host);
 
 }  // namespace sectl::report

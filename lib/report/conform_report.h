@@ -107,6 +107,25 @@ struct PluginInfo {
   std::string abi_vintage;  // the header generation its struct sizes point to
 };
 
+// A glimpse of copy bandwidth at the end of a conformance run, at one size
+// (`sectl bench memcpy` gives the whole picture). It never affects whether
+// the plugin is conformant.
+struct ThroughputResult {
+  std::string direction;    // "h2d", "d2h", "d2d"
+  std::string host_memory;  // "pinned", "pageable", "none"
+  double median_gbps = 0;   // 10^9 bytes/s
+  double ratio_to_ceiling = 0;
+  std::string verification;          // "passed", "failed: ..."
+  std::optional<std::string> error;  // the path could not be measured
+};
+
+struct Throughput {
+  uint64_t bytes = 0;
+  double ceiling_gbps = 0;  // the host's own memcpy at the same size
+  std::vector<ThroughputResult> results;
+  std::optional<std::string> error;  // nothing could be measured
+};
+
 struct ConformReport {
   int schema_version = kConformSchemaVersion;
   ToolInfo tool;
@@ -122,6 +141,9 @@ struct ConformReport {
   std::optional<std::string> load_error;
   Summary summary;
   std::vector<CheckResult> results;
+  // Absent with --no-throughput, for other profiles, and when the plugin
+  // did not load.
+  std::optional<Throughput> throughput;
 };
 
 // 0 when no required check failed, crashed or timed out after the baseline

@@ -260,6 +260,32 @@ std::string SummaryLine(const Writer& out, const ConformReport& report) {
                      Verdict(out, report), BaselineCounts(report));
 }
 
+std::string ThroughputLine(const ThroughputResult& result) {
+  const std::string path = result.host_memory == "none"
+                               ? result.direction
+                               : fmt::format("{} {}", result.direction, result.host_memory);
+  if (result.error)
+    return fmt::format("  {:<13} not measured: {}", path, Writer::Clean(*result.error));
+  std::string line = fmt::format("  {:<13} {:>8.2f}  {:>4.0f}% of host memcpy", path,
+                                 result.median_gbps, result.ratio_to_ceiling * 100);
+  if (result.verification != "passed") line += "  " + Writer::Clean(result.verification);
+  return line;
+}
+
+void WriteThroughput(Writer& out, const Throughput& throughput) {
+  out.Line();
+  out.Line(
+      fmt::format("Throughput at {} MiB, GB/s (10^9 bytes/s); informational, see sectl bench "
+                  "memcpy",
+                  throughput.bytes >> 20));
+  if (throughput.error) {
+    out.Line(fmt::format("  not measured: {}", Writer::Clean(*throughput.error)));
+    return;
+  }
+  out.Line(fmt::format("  {:<13} {:>8.2f}", "host memcpy", throughput.ceiling_gbps));
+  for (const ThroughputResult& result : throughput.results) out.Line(ThroughputLine(result));
+}
+
 }  // namespace
 
 std::string RenderConformTable(const ConformReport& report, const ConformTableStyle& style) {
@@ -267,6 +293,7 @@ std::string RenderConformTable(const ConformReport& report, const ConformTableSt
   WriteHeader(out, report);
   if (report.load_error) WriteLoadError(out, *report.load_error);
   WriteResults(out, report, style);
+  if (report.throughput) WriteThroughput(out, *report.throughput);
   out.Line();
   out.Line(SummaryLine(out, report));
   return out.Take();

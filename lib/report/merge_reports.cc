@@ -105,6 +105,15 @@ std::optional<std::string> FirstLoadError(const std::vector<ConformReport>& repo
   return std::nullopt;
 }
 
+// Every shard may have measured throughput; the first measurement stands
+// for the merged run (they measure the same plugin on the same machine).
+std::optional<Throughput> FirstThroughput(const std::vector<ConformReport>& reports) {
+  for (const ConformReport& report : reports) {
+    if (report.throughput) return report.throughput;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
@@ -117,6 +126,7 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
   std::string started_at = EarliestStart(reports);
   const double duration_s = LongestDuration(reports);
   std::optional<std::string> load_error = FirstLoadError(reports);
+  std::optional<Throughput> throughput = FirstThroughput(reports);
   Expected<std::vector<CheckResult>> results = MergeResults(reports);  // moves them out
   if (!results) return tl::unexpected(results.error());
 
@@ -125,6 +135,7 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
   merged.started_at = std::move(started_at);
   merged.duration_s = duration_s;
   merged.load_error = std::move(load_error);
+  merged.throughput = std::move(throughput);
   merged.summary = Summarize(merged.results);
   return merged;
 }

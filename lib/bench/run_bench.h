@@ -1,0 +1,47 @@
+// `sectl bench` as one library call: register the plugin, measure, and
+// return the report. The plugin runs in a child process, so one that
+// crashes, calls exit() or stops returning costs a one-line diagnosis,
+// not sectl.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "abi/host_generations.h"
+#include "base/error.h"
+#include "bench/bench_report.h"
+#include "bench/memcpy_bench.h"
+#include "bench/sampling.h"
+#include "isolation/confinement.h"
+
+namespace sectl::bench {
+
+enum class BenchKind { kMemcpy, kLatency };
+
+struct BenchOptions {
+  BenchKind kind = BenchKind::kMemcpy;
+  std::string plugin_path;
+  bool lazy = false;
+  abi::HostGeneration generation = abi::LatestHostGeneration();
+  int device_ordinal = 0;
+  MemcpyBenchOptions memcpy;  // for kMemcpy
+  SamplingPlan latency_plan;  // for kLatency
+  bool isolate = true;
+  // Limits, environment and descriptors of the measuring child.
+  isolation::Confinement confinement;
+  // A plugin that makes no progress (no call returns, no measurement
+  // finishes) for this long is killed.
+  std::chrono::milliseconds stall_timeout{60'000};
+  std::vector<std::string> command_line;
+  std::string tool_version;
+  // Called as measurements start: how many are done, of how many, and what
+  // is being measured now. From the calling thread.
+  std::function<void(int done, int total, std::string_view step)> on_progress;
+};
+
+Expected<BenchReport> RunBench(const BenchOptions& options);
+
+}  // namespace sectl::bench

@@ -1,0 +1,212 @@
+// `sectl bench` end to end, as a user or a CI job runs it: both reference
+// plugins, every output, and the plugins that crash, hang or cheat.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "sectl_process.h"
+
+namespace sectl::testing {
+namespace {
+
+// Short budgets: these tests are about behaviour, not numbers.
+const std::vector<std::string> kQuick = {"--budget", "0.01", "--no-progress"};
+
+std::vector<std::string> Command(std::initializer_list<std::string> arguments) {
+  std::vector<std::string> command(arguments);
+  command.insert(command.end(), kQuick.begin(), kQuick.end());
+  return command;
+}
+
+nlohmann::json ParseJson(const CommandResult& result) {
+  try {
+    return nlohmann::json::parse(result.out);
+  } catch (const nlohmann::json::exception& error) {
+    ADD_FAILURE() << "not JSON: " << error.what() << "\n" << result.out << result.err;
+    return {};
+  }
+}
+
+std::string TemporaryPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (name + "." + std::to_string(::getpid())))
+      .string();
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+class BenchMemcpyTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BenchMemcpyTest, MeasuresVerifiesAndDescribesEveryPath) {
+  const auto result =
+      RunSectl(Command({"bench", "memcpy", ReferencePlugin(GetParam()), "--sizes", "64KiB,1MiB",
+                        "--host-memory", "both", "--mode", "both", "--report", "json"}));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = ParseJson(result);
+  EXPECT_EQ(report["ceiling"].size(), 2u);
+  std::set<std::string> paths;
+  for (const auto& entry : report["results"]) {
+    const std::string path = entry["direction"].get<std::string>() + " " +
+                             entry["host_memory"].get<std::string>() + " " +
+                             entry["mode"].get<std::string>();
+    paths.insert(path);
+    if (!entry["error"].is_null()) {
+      // Only what the plugin lacks may be missing: minimal has no sync_memcpy_dtod.
+      EXPECT_EQ(path, "d2d none sync") << entry["error"];
+      continue;
+    }
+    EXPECT_EQ(entry["verification"], "passed") << path;
+    EXPECT_GT(entry["median_gbps"].get<double>(), 0) << path;
+    EXPECT_LE(entry["p5_gbps"].get<double>(), entry["median_gbps"].get<double>()) << path;
+    EXPECT_LE(entry["median_gbps"].get<double>(), entry["p95_gbps"].get<double>()) << path;
+    EXPECT_GT(entry["ceiling_gbps"].get<double>(), 0) << path;
+    EXPECT_GE(entry["samples"].get<int>(), 5) << path;
+  }
+  // h2d and d2h with pinned and pageable memory, d2d, each async and sync.
+  EXPECT_EQ(paths.size(), 10u);
+}
+
+TEST_P(BenchMemcpyTest, WritesTableCsvAndPlot) {
+  const std::string plot = TemporaryPath("bench_plot.svg");
+  const auto table = RunSectl(Command(
+      {"bench", "memcpy", ReferencePlugin(GetParam()), "--sizes", "4KiB:16KiB", "--plot", plot}));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("ceiling"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("16 KiB"), std::string::npos) << table.out;
+  EXPECT_NE(ReadFile(plot).find("<svg"), std::string::npos);
+  std::filesystem::remove(plot);
+
+  const auto csv = RunSectl(Command({"bench", "memcpy", ReferencePlugin(GetParam()), "--sizes",
+                                     "4KiB", "--direction", "d2d", "--report", "csv"}));
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 2) << csv.out;  // header + row
+}
+
+INSTANTIATE_TEST_SUITE_P(ReferencePlugins, BenchMemcpyTest,
+                         ::testing::Values("sectl_cpu", "sectl_minimal"));
+
+TEST(BenchLatencyTest, MeasuresEveryOperationOfTheCpuPlugin) {
+  const auto result =
+      RunSectl(Command({"bench", "latency", ReferencePlugin("sectl_cpu"), "--report", "json"}));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = ParseJson(result);
+  ASSERT_GE(report["latency"].size(), 8u);
+  for (const auto& entry : report["latency"]) {
+    EXPECT_TRUE(entry["error"].is_null()) << entry.dump();
+    EXPECT_GT(entry["median_ns"].get<double>(), 0) << entry["operation"];
+    EXPECT_LE(entry["median_ns"].get<double>(), entry["p95_ns"].get<double>())
+        << entry["operation"];
+  }
+}
+
+TEST(BenchLatencyTest, SaysWhatAPluginLacksInsteadOfMeasuringIt) {
+  const auto result =
+      RunSectl(Command({"bench", "latency", ReferencePlugin("sectl_minimal"), "--report", "json"}));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto report = ParseJson(result);
+  bool said_what_is_missing = false;
+  for (const auto& entry : report["latency"]) {
+    if (entry["operation"] == "block_host_until_done_idle") {
+      ASSERT_TRUE(entry["error"].is_string()) << entry.dump();
+      EXPECT_NE(entry["error"].get<std::string>().find("block_host_until_done"), std::string::npos);
+      said_what_is_missing = true;
+    }
+  }
+  EXPECT_TRUE(said_what_is_missing);
+}
+
+TEST(BenchFaultsTest, AFasterThanPossibleCopyIsFlagged) {
+  // deferred_copy coalesces repeated copies into one: the data is right,
+  // the bandwidth is fiction.
+  const auto result =
+      RunSectl(Command({"bench", "memcpy", FixturePlugin("deferred_copy"), "--sizes", "1MiB",
+                        "--direction", "h2d", "--report", "json"}));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto entry = ParseJson(result)["results"][0];
+  EXPECT_EQ(entry["verification"], "passed");
+  ASSERT_FALSE(entry["warnings"].empty()) << entry.dump(2);
+  EXPECT_NE(entry["warnings"][0].get<std::string>().find("implausible"), std::string::npos);
+}
+
+TEST(BenchFaultsTest, WrongDataFailsVerificationAndTheExitStatus) {
+  const auto result = RunSectl(Command(
+      {"bench", "memcpy", std::string(SECTL_FAULTY_PLUGIN_DIR) + "/faulty_htod_drops_last_byte.so",
+       "--sizes", "64KiB", "--direction", "h2d", "--report", "json"}));
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const auto entry = ParseJson(result)["results"][0];
+  EXPECT_TRUE(entry["verification"].get<std::string>().starts_with("failed: byte 65535"))
+      << entry["verification"];
+}
+
+TEST(BenchFaultsTest, AHangingPluginIsKilledAndTheCallNamed) {
+  const auto result = RunSectl(Command(
+      {"bench", "memcpy", FixturePlugin("memcpy_hang"), "--sizes", "4KiB", "--timeout", "1"}));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("no progress for 1 s in SP_StreamExecutor.memcpy_htod"),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(result.out.empty()) << "no half report: " << result.out;
+}
+
+TEST(BenchFaultsTest, ACrashingPluginIsDiagnosed) {
+  const auto result =
+      RunSectl(Command({"bench", "memcpy", FixturePlugin("memcpy_crash"), "--sizes", "4KiB"}));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("crashed with SIGSEGV in SP_StreamExecutor.memcpy_htod"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST(BenchCompareTest, TheGatePassesOnItselfAndFailsOnABetterPast) {
+  const std::string saved = TemporaryPath("bench_saved.json");
+  const auto first =
+      RunSectl(Command({"bench", "memcpy", ReferencePlugin("sectl_cpu"), "--sizes", "1MiB",
+                        "--direction", "d2d", "--report", "json", "-o", saved}));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+
+  // Within a generous tolerance of its own recent past: passes.
+  const auto same =
+      RunSectl(Command({"bench", "memcpy", ReferencePlugin("sectl_cpu"), "--sizes", "1MiB",
+                        "--direction", "d2d", "--compare", saved, "--tolerance", "99%"}));
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+
+  // A past a thousand times faster: every result is a regression.
+  auto document = nlohmann::json::parse(ReadFile(saved));
+  for (auto& entry : document["results"]) {
+    for (const char* key : {"median_gbps", "p5_gbps", "p95_gbps", "min_gbps", "max_gbps"})
+      entry[key] = entry[key].get<double>() * 1000;
+  }
+  std::ofstream(saved) << document.dump();
+  const auto slower = RunSectl(Command({"bench", "memcpy", ReferencePlugin("sectl_cpu"), "--sizes",
+                                        "1MiB", "--direction", "d2d", "--compare", saved}));
+  EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
+  std::filesystem::remove(saved);
+}
+
+TEST(BenchUsageTest, BadInputIsAOneLineErrorWithExitStatus2) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"bench", "memcpy", "--sizes", "lots"},
+      {"bench", "memcpy", "--direction", "sideways"},
+      {"bench", "memcpy", "--compare", "/nonexistent/old.json"},
+      {"bench", "memcpy", "--tolerance", "many"},
+      {"bench", "latency", "--report", "xml"},
+      {"bench"},
+  };
+  for (const auto& command : bad) {
+    const auto result = RunSectl(command);
+    EXPECT_EQ(result.exit_code, 2) << command[1] << " " << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+}
+
+}  // namespace
+}  // namespace sectl::testing

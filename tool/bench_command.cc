@@ -1,0 +1,265 @@
+#include "tool/bench_command.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "abi/host_generations.h"
+#include "bench/bench_compare.h"
+#include "bench/bench_csv.h"
+#include "bench/bench_json.h"
+#include "bench/bench_plot.h"
+#include "bench/bench_table.h"
+#include "bench/byte_sizes.h"
+#include "bench/run_bench.h"
+#include "loader/plugin_library.h"
+#include "tool/bundled_plugin.h"
+#include "tool/command_support.h"
+#include "tool/exit_codes.h"
+#include "tool/progress_bar.h"
+#include "tool/report_output.h"
+
+namespace sectl::tool {
+namespace {
+
+using bench::BenchReport;
+
+// Adds the options memcpy and latency share.
+void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
+  command.add_option("plugin", options.plugin,
+                     "Plugin file (.so). Default: the bundled cpu reference plugin");
+  command
+      .add_option("--budget", options.budget_seconds,
+                  "Seconds spent measuring each size or operation once its median is not yet "
+                  "stable (at least 5 samples are always taken)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command.add_option("--device", options.device, "Device ordinal to measure")
+      ->capture_default_str();
+  command.add_option("--tf-version", options.tf_version, "TensorFlow host generation to behave as")
+      ->check(CLI::IsMember(HostGenerationIds()))
+      ->capture_default_str();
+  command.add_flag("--lazy", options.lazy, "Bind the plugin's symbols lazily (RTLD_LAZY)");
+  command.add_option("--report", options.report_format, "Report format")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  command.add_option("-o,--output", options.output, "Write the report to FILE (atomically)");
+  command.add_option("--compare", options.compare,
+                     "A saved JSON report (-o run.json --report json) to compare with; exit "
+                     "status 1 when any result is worse by more than --tolerance");
+  command
+      .add_option("--tolerance", options.tolerance,
+                  "How much worse than --compare a result may be, e.g. 10%")
+      ->capture_default_str();
+  command
+      .add_option("--timeout", options.timeout_seconds,
+                  "Seconds without progress (no plugin call returning) before the plugin is "
+                  "killed")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      .add_option("--isolation", options.isolation,
+                  "Run the plugin in a child process, or in sectl itself (for debugging)")
+      ->check(CLI::IsMember({"process", "none"}))
+      ->capture_default_str();
+  AddConfinementFlags(command, options.confinement);
+  command.add_flag("--no-progress", options.no_progress,
+                   "No progress bar (it is drawn only when stderr is a terminal anyway)");
+}
+
+template <typename T, typename Parse>
+Expected<std::vector<T>> ParseChoices(const std::string& text, std::string_view flag,
+                                      std::vector<T> all, Parse parse) {
+  if (text == "all" || text == "both") return all;
+  std::vector<T> chosen;
+  std::string_view rest = text;
+  for (;;) {
+    const size_t comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    const auto value = parse(name);
+    if (!value) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{} {}: unknown value \"{}\"", flag, text, name));
+    }
+    chosen.push_back(*value);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return chosen;
+}
+
+Expected<bench::MemcpyBenchOptions> MemcpyOptions(const BenchCommandOptions& options) {
+  bench::MemcpyBenchOptions memcpy;
+  auto sizes = bench::ParseSizeList(options.sizes);
+  if (!sizes) return tl::unexpected(sizes.error().WithContext("--sizes"));
+  memcpy.sizes = std::move(*sizes);
+  auto directions = ParseChoices<bench::Direction>(
+      options.directions, "--direction",
+      {std::begin(bench::kAllDirections), std::end(bench::kAllDirections)}, bench::ParseDirection);
+  if (!directions) return tl::unexpected(directions.error());
+  memcpy.directions = std::move(*directions);
+  if (options.host_memory != "auto") {
+    auto memories = ParseChoices<bench::HostMemory>(
+        options.host_memory, "--host-memory",
+        {bench::HostMemory::kPinned, bench::HostMemory::kPageable},
+        [](std::string_view name) -> std::optional<bench::HostMemory> {
+          auto memory = bench::ParseHostMemory(name);
+          if (memory == bench::HostMemory::kNone) return std::nullopt;
+          return memory;
+        });
+    if (!memories) return tl::unexpected(memories.error());
+    memcpy.host_memories = std::move(*memories);
+  }
+  auto modes = ParseChoices<bench::CopyMode>(options.mode, "--mode",
+                                             {bench::CopyMode::kAsync, bench::CopyMode::kSync},
+                                             bench::ParseCopyMode);
+  if (!modes) return tl::unexpected(modes.error());
+  memcpy.modes = std::move(*modes);
+  memcpy.verify = !options.no_verify;
+  return memcpy;
+}
+
+std::string Render(const BenchReport& report, const std::string& format) {
+  if (format == "json") return bench::BenchReportToJsonText(report);
+  if (format == "csv") return bench::RenderBenchCsv(report);
+  return bench::RenderBenchTable(report);
+}
+
+bool AnyVerificationFailed(const BenchReport& report) {
+  for (const auto& result : report.results) {
+    if (result.verification.starts_with("failed")) return true;
+  }
+  return false;
+}
+
+// Prints the comparison where it does not spoil a machine-readable report
+// on stdout, and says whether the gate passed.
+Expected<bool> CompareWithSaved(const BenchReport& report, const BenchCommandOptions& options) {
+  auto tolerance = bench::ParsePercentage(options.tolerance);
+  if (!tolerance) return tl::unexpected(tolerance.error().WithContext("--tolerance"));
+  auto saved = bench::ReadBenchReport(options.compare);
+  if (!saved) return tl::unexpected(saved.error());
+  auto comparison = bench::CompareBenchReports(*saved, report, *tolerance);
+  if (!comparison) return tl::unexpected(comparison.error().WithContext(options.compare));
+  const bool report_on_stdout =
+      (options.output.empty() || options.output == "-") && options.report_format != "table";
+  std::fputs(bench::RenderComparison(*comparison).c_str(), report_on_stdout ? stderr : stdout);
+  return comparison->regressions == 0;
+}
+
+}  // namespace
+
+BenchCommands AddBenchCommand(CLI::App& app, BenchCommandOptions& options) {
+  auto* bench = app.add_subcommand(
+      "bench",
+      "Measure a plugin: copy bandwidth beside the host's memcpy ceiling (memcpy), or the "
+      "latency of frequent operations (latency). Exit status 1 if the plugin fails, a copy is "
+      "not verified, or --compare finds a regression.");
+  bench->require_subcommand(1);
+
+  auto* memcpy = bench->add_subcommand(
+      "memcpy",
+      "Bandwidth of h2d, d2h and d2d copies over a size sweep, in GB/s (10^9 bytes/s): median, "
+      "p5, p95, min, max, beside the host's own memcpy at each size. Copies are verified.");
+  AddCommonOptions(*memcpy, options);
+  memcpy
+      ->add_option("--direction", options.directions,
+                   "Copy directions: h2d, d2h, d2d, a comma-separated list, or all")
+      ->capture_default_str();
+  memcpy
+      ->add_option("--host-memory", options.host_memory,
+                   "Host side of h2d/d2h: pinned (host_memory_allocate), pageable, both, or "
+                   "auto (pinned when the plugin provides it)")
+      ->capture_default_str();
+  memcpy
+      ->add_option("--mode", options.mode,
+                   "async (memcpy_* on a stream), sync (sync_memcpy_*), or both")
+      ->capture_default_str();
+  memcpy
+      ->add_option("--sizes", options.sizes,
+                   "Sizes: 64MiB, a list 4KiB,1MiB, or a range 4KiB:256MiB (doubling) or "
+                   "4KiB:256MiB:x4")
+      ->capture_default_str();
+  memcpy->add_flag("--no-verify", options.no_verify, "Do not verify the copied data");
+  memcpy->add_option("--plot", options.plot,
+                     "Also draw bandwidth against size as an SVG file (open it in a browser)");
+
+  auto* latency = bench->add_subcommand(
+      "latency",
+      "Nanoseconds per operation (median, p95): tiny copy enqueue, host callback round trip, "
+      "event record-to-complete, allocate+deallocate, stream and event create+destroy, "
+      "get_event_status, block_host_until_done on an idle stream.");
+  AddCommonOptions(*latency, options);
+  return {bench, memcpy, latency};
+}
+
+int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& options) {
+  const bool is_memcpy = commands.memcpy->parsed();
+  bench::BenchOptions run;
+  run.kind = is_memcpy ? bench::BenchKind::kMemcpy : bench::BenchKind::kLatency;
+  if (is_memcpy) {
+    auto memcpy = MemcpyOptions(options);
+    if (!memcpy) return ReportError(memcpy.error());
+    run.memcpy = std::move(*memcpy);
+  }
+  // Check what the gate needs before spending minutes measuring. A saved
+  // report that cannot be read is bad input (exit status 2), whatever the
+  // reason, never the plugin's problem.
+  if (auto tolerance = bench::ParsePercentage(options.tolerance); !tolerance)
+    return ReportUsageError(tolerance.error().WithContext("--tolerance").message());
+  if (!options.compare.empty()) {
+    if (auto saved = bench::ReadBenchReport(options.compare); !saved)
+      return ReportUsageError(saved.error().message());
+  }
+
+  if (options.plugin.empty()) {
+    auto bundled = BundledPluginPath("sectl_cpu");
+    if (!bundled) return ReportError(bundled.error());
+    run.plugin_path = *bundled;
+  } else {
+    run.plugin_path = loader::PluginPathFromArgument(options.plugin);
+  }
+  run.lazy = options.lazy;
+  run.generation = *abi::FindHostGeneration(options.tf_version);
+  run.device_ordinal = options.device;
+  run.memcpy.plan.budget = std::chrono::duration<double>(options.budget_seconds);
+  run.latency_plan.budget = std::chrono::duration<double>(options.budget_seconds);
+  run.isolate = options.isolation != "none";
+  auto confinement = ConfinementFromFlags(options.confinement);
+  if (!confinement) return ReportUsageError(confinement.error().message());
+  run.confinement = std::move(*confinement);
+  run.stall_timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
+  run.command_line = options.command_line;
+  run.tool_version = SECTL_VERSION;
+
+  std::optional<BenchReport> report;
+  {
+    ProgressBar progress(!options.no_progress);
+    run.on_progress = [&](int done, int total, std::string_view step) {
+      progress.Update(done, total, step);
+    };
+    auto measured = bench::RunBench(run);
+    if (!measured) return ReportError(measured.error());
+    report = std::move(*measured);
+  }
+
+  if (auto written = WriteReport(options.output, Render(*report, options.report_format)); !written)
+    return ReportError(written.error());
+  if (is_memcpy && !options.plot.empty()) {
+    if (auto drawn = WriteReport(options.plot, bench::RenderBandwidthSvg(*report)); !drawn)
+      return ReportError(drawn.error());
+  }
+
+  bool passed = !AnyVerificationFailed(*report);
+  if (!options.compare.empty()) {
+    auto gate = CompareWithSaved(*report, options);
+    if (!gate) return ReportError(gate.error());
+    passed = passed && *gate;
+  }
+  return passed ? kExitSuccess : kExitPluginProblem;
+}
+
+}  // namespace sectl::tool
