@@ -14,20 +14,34 @@ constexpr std::array kFunctions = {
     PluginFunctionInfo{PluginFunction::kInitPlugin, "", "SE_InitPlugin", 0},
 #define SECTL_PLUGIN_FUNCTION(name, type, member) \
   PluginFunctionInfo{PluginFunction::k##name, #type, #member, offsetof(type, member)},
+#define SECTL_TVM_DEVICE_HOOK(slot, hook) \
+  PluginFunctionInfo{PluginFunction::kTvmDevice##slot##hook, "TVMDevice", #hook, slot},
 #include "abi/plugin_functions.def"
+#undef SECTL_TVM_DEVICE_HOOK
 #undef SECTL_PLUGIN_FUNCTION
 };
 static_assert(kFunctions.size() == static_cast<size_t>(PluginFunction::kCount));
 
-// "Struct.member" strings, built once so QualifiedName can hand out views.
-const std::array<std::string, kFunctions.size()>& QualifiedNames() {
-  static const auto names = [] {
+constexpr size_t kFirstTvmHook = static_cast<size_t>(PluginFunction::kTvmDevice0Init);
+
+std::string TvmHookName(const PluginFunctionInfo& info, std::string_view device) {
+  return std::string(info.struct_name) + std::string(device) + std::string(info.member);
+}
+
+// "Struct.member" strings, built once so QualifiedName can hand out views;
+// the TVM hooks' names change only in SetTvmDeviceNames.
+std::array<std::string, kFunctions.size()>& QualifiedNames() {
+  static auto names = [] {
     std::array<std::string, kFunctions.size()> result;
     for (size_t i = 0; i < kFunctions.size(); ++i) {
       const auto& info = kFunctions[i];
-      result[i] = info.struct_name.empty()
-                      ? std::string(info.member)
-                      : std::string(info.struct_name) + "." + std::string(info.member);
+      if (i >= kFirstTvmHook) {
+        result[i] = TvmHookName(info, "<device " + std::to_string(info.offset) + ">");
+      } else {
+        result[i] = info.struct_name.empty()
+                        ? std::string(info.member)
+                        : std::string(info.struct_name) + "." + std::string(info.member);
+      }
     }
     return result;
   }();
@@ -52,6 +66,19 @@ std::span<const PluginFunctionInfo> FunctionsOf(std::string_view struct_name) {
   return {first, last};
 }
 
-std::span<const PluginFunctionInfo> AllPluginFunctions() { return kFunctions; }
+std::span<const PluginFunctionInfo> AllPluginFunctions() {
+  return std::span(kFunctions).first(kFirstTvmHook);
+}
+
+std::span<const PluginFunctionInfo> TvmDeviceHooks() {
+  return std::span(kFunctions).subspan(kFirstTvmHook);
+}
+
+void SetTvmDeviceNames(std::string_view slot0, std::string_view slot1) {
+  auto& names = QualifiedNames();
+  for (size_t i = kFirstTvmHook; i < kFunctions.size(); ++i) {
+    names[i] = TvmHookName(kFunctions[i], kFunctions[i].offset == 0 ? slot0 : slot1);
+  }
+}
 
 }  // namespace sectl::abi

@@ -30,6 +30,7 @@ CheckContext::CheckContext(const CheckSettings& settings, host::Journal& journal
 CheckContext::~CheckContext() { TearDown(); }
 
 void CheckContext::TearDown() {
+  tvm_device_.reset();
   device_.reset();
   platform_.reset();
 }
@@ -40,7 +41,8 @@ std::string CheckContext::DescribeFailure(std::string_view doing, const Error& e
 
 const loader::PluginLibrary& CheckContext::library() {
   if (!library_) {
-    auto opened = loader::PluginLibrary::Open(settings_.plugin_path, {.lazy = settings_.lazy});
+    auto opened = loader::PluginLibrary::Open(settings_.plugin_path,
+                                              {.lazy = settings_.lazy, .abi = settings_.abi});
     if (!opened) Abort(DescribeFailure("loading the plugin", opened.error()));
     library_ = std::make_unique<loader::PluginLibrary>(std::move(*opened));
   }
@@ -67,6 +69,51 @@ const host::Device& CheckContext::device() {
     device_ = std::move(*created);
   }
   return *device_;
+}
+
+const tvm::CDeviceCatalog& CheckContext::tvm_catalog() {
+  if (!tvm_catalog_) {
+    auto catalog = tvm::ReadCDeviceCatalog(settings_.plugin_path);
+    if (!catalog) Abort(DescribeFailure("reading the plugin's exported hooks", catalog.error()));
+    tvm_catalog_ = std::move(*catalog);
+  }
+  return *tvm_catalog_;
+}
+
+const tvm::DevicesUnderTest& CheckContext::tvm_devices_under_test() {
+  if (!tvm_devices_) {
+    auto chosen = tvm::ChooseDevicesUnderTest(tvm_catalog(), settings_.tvm_device);
+    if (!chosen) Abort(chosen.error().message());
+    tvm_devices_ = std::move(*chosen);
+    abi::SetTvmDeviceNames(tvm_devices_->device, tvm_devices_->second.value_or("<none>"));
+  }
+  return *tvm_devices_;
+}
+
+std::unique_ptr<tvm::CDeviceSession> CheckContext::NewTvmSession(bool second_device) {
+  const auto& chosen = tvm_devices_under_test();
+  if (second_device && !chosen.second) {
+    Skip(fmt::format("the plugin has one device ({}); this check needs two", chosen.device));
+  }
+  const std::string& c_name = second_device ? *chosen.second : chosen.device;
+  const tvm::CDeviceEntry* entry = tvm_catalog().Find(c_name);
+  if (entry != nullptr) {
+    if (auto missing = entry->MissingGeneratedCodeHooks(); !missing.empty()) {
+      Skip(
+          fmt::format("{} is not exported with C linkage (tvm_c_device.hooks_exported reports "
+                      "it); generated code could not be linked",
+                      tvm::HookSymbol(c_name, missing.front())));
+    }
+  }
+  auto session = tvm::CDeviceSession::Start(library(), journal_, c_name, second_device ? 1 : 0,
+                                            settings_.tvm_context_bytes);
+  if (!session) Abort(DescribeFailure(fmt::format("starting device {}", c_name), session.error()));
+  return std::move(*session);
+}
+
+tvm::CDeviceSession& CheckContext::tvm_device() {
+  if (!tvm_device_) tvm_device_ = NewTvmSession(false);
+  return *tvm_device_;
 }
 
 Expected<std::unique_ptr<host::Platform>> CheckContext::CreatePlatform(

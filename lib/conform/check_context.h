@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,9 @@
 #include "host/platform.h"
 #include "loader/plugin_library.h"
 #include "report/conform_report.h"
+#include "tvm/c_device_catalog.h"
+#include "tvm/c_device_session.h"
+#include "tvm/context_storage.h"
 
 namespace sectl::conform {
 
@@ -25,6 +29,12 @@ struct CheckSettings {
   bool lazy = false;
   abi::HostGeneration generation = abi::LatestHostGeneration();
   int device_ordinal = 0;  // the device under test (--device)
+  // The TVM C Device API (profile tvm-c-device): the plugin's API, the
+  // device under test (--tvm-device; empty: the first) and the size of the
+  // context storage sectl provides (--context-bytes).
+  loader::PluginAbi abi = loader::PluginAbi::kStreamExecutor;
+  std::string tvm_device;
+  size_t tvm_context_bytes = tvm::kDefaultContextBytes;
 };
 
 struct CheckOutcome {
@@ -56,6 +66,20 @@ class CheckContext {
   host::Platform& platform();
   // The device under test, created on first use.
   const host::Device& device();
+
+  // TVM C Device API plugins (profile tvm-c-device). The devices the file
+  // exports, and the ones under test (see tvm::ChooseDevicesUnderTest).
+  const tvm::CDeviceCatalog& tvm_catalog();
+  const tvm::DevicesUnderTest& tvm_devices_under_test();
+  // The device under test, with its context storage (Init called when the
+  // plugin has Init), created on first use. Skips the check when one of the
+  // four generated-code hooks is not exported with C linkage: that is
+  // tvm_c_device.hooks_exported's finding, not every check's.
+  tvm::CDeviceSession& tvm_device();
+  // Another session of your own: a second context of the device under test
+  // (second_device false), or one of the plugin's other device (true; skips
+  // the check if it has none).
+  std::unique_ptr<tvm::CDeviceSession> NewTvmSession(bool second_device);
 
   // A platform registered by a host other than the default one: another
   // offered version, older or newer struct sizes. For checks about
@@ -95,6 +119,9 @@ class CheckContext {
   std::unique_ptr<loader::PluginLibrary> library_;
   std::unique_ptr<host::Platform> platform_;
   std::unique_ptr<host::Device> device_;
+  std::optional<tvm::CDeviceCatalog> tvm_catalog_;
+  std::optional<tvm::DevicesUnderTest> tvm_devices_;
+  std::unique_ptr<tvm::CDeviceSession> tvm_device_;
   CheckOutcome outcome_;
   std::vector<std::string> failures_;
   std::vector<std::string> warnings_;

@@ -3,12 +3,24 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "loader/exported_symbols.h"
+
 namespace sectl::loader {
 namespace {
 
 // The entry point's name in the 2020 RFC drafts, renamed before release.
 constexpr const char* kDraftEntryPoint = "SE_InitializePlugin";
 constexpr const char* kEntryPoint = "SE_InitPlugin";
+// The prefix of every TVM C Device API hook (TVMDeviceEthosUOpen).
+constexpr std::string_view kTvmDeviceHookPrefix = "TVMDevice";
+
+bool ExportsTvmDeviceHooks(const std::vector<std::string>& functions) {
+  return std::any_of(functions.begin(), functions.end(), [](const std::string& name) {
+    return name.starts_with(kTvmDeviceHookPrefix);
+  });
+}
 
 std::string AfterMarker(const std::string& text, std::string_view marker) {
   auto at = text.find(marker);
@@ -19,6 +31,29 @@ std::string AfterMarker(const std::string& text, std::string_view marker) {
 }
 
 }  // namespace
+
+Expected<PluginAbi> RecognisePluginAbi(const std::string& path) {
+  auto identity = InspectPluginFile(path);
+  if (!identity) return tl::unexpected(identity.error());
+  auto functions = ExportedFunctions(path);
+  if (!functions) return tl::unexpected(functions.error());
+  if (std::binary_search(functions->begin(), functions->end(), std::string(kEntryPoint))) {
+    return PluginAbi::kStreamExecutor;
+  }
+  return ExportsTvmDeviceHooks(*functions) ? PluginAbi::kTvmCDevice : PluginAbi::kStreamExecutor;
+}
+
+std::string_view PluginAbiName(PluginAbi abi) {
+  return abi == PluginAbi::kTvmCDevice ? "tvm-c-device" : "streamexecutor";
+}
+
+Expected<PluginAbi> ChoosePluginAbi(const std::string& flag, const std::string& path) {
+  if (flag == "streamexecutor") return PluginAbi::kStreamExecutor;
+  if (flag == "tvm-c-device") return PluginAbi::kTvmCDevice;
+  auto recognised = RecognisePluginAbi(path);
+  // A file that cannot be read is diagnosed by Open, as before.
+  return recognised ? *recognised : PluginAbi::kStreamExecutor;
+}
 
 std::string PluginPathFromArgument(const std::string& argument) {
   if (argument.find('/') != std::string::npos || argument == "." || argument == "..") {
@@ -70,8 +105,18 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
     return Fail(ErrorCode::kFailedPrecondition,
                 ExplainDlopenFailure(path, text ? text : "unknown dlopen error", options.lazy));
   }
+  if (options.abi == PluginAbi::kTvmCDevice) {
+    return PluginLibrary(path, *identity, handle, nullptr);
+  }
   auto init = reinterpret_cast<InitPluginFunction>(::dlsym(handle, kEntryPoint));
   if (init == nullptr) {
+    auto functions = ExportedFunctions(path);
+    if (functions && ExportsTvmDeviceHooks(*functions)) {
+      return Fail(ErrorCode::kNotFound,
+                  fmt::format("{}: does not export {}, but exports TVM C Device API hooks "
+                              "(TVMDevice<Name><Hook>): check it with --abi tvm-c-device",
+                              path, kEntryPoint));
+    }
     if (::dlsym(handle, kDraftEntryPoint) != nullptr) {
       return Fail(ErrorCode::kAbiMismatch,
                   fmt::format("{}: exports {}, the entry point of the 2020 RFC draft; it was "

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "base/error.h"
 #include "loader/elf_identity.h"
@@ -12,11 +13,32 @@ namespace sectl::loader {
 
 using InitPluginFunction = void (*)(SE_PlatformRegistrationParams*, TF_Status*);
 
+// Which plugin API a library implements.
+enum class PluginAbi {
+  kStreamExecutor,  // exports SE_InitPlugin
+  kTvmCDevice,      // exports TVM C Device API hooks TVMDevice<Name><Hook> (lib/tvm)
+};
+
 struct LoadOptions {
   // RTLD_LAZY instead of RTLD_NOW: for plugins that also carry kernel code
   // referring to TensorFlow symbols sectl does not provide.
   bool lazy = false;
+  // kTvmCDevice: do not look for SE_InitPlugin (init_plugin() is null).
+  PluginAbi abi = PluginAbi::kStreamExecutor;
 };
+
+// The API a plugin file implements, read from its exported functions without
+// loading it: SE_InitPlugin means StreamExecutor; otherwise any TVMDevice*
+// function means the TVM C Device API; otherwise StreamExecutor, so that
+// PluginLibrary::Open gives its diagnosis of what is missing.
+Expected<PluginAbi> RecognisePluginAbi(const std::string& path);
+
+// "streamexecutor", "tvm-c-device" (the values of --abi).
+std::string_view PluginAbiName(PluginAbi abi);
+
+// --abi: "streamexecutor" or "tvm-c-device" as said, "auto" recognised from
+// the file (RecognisePluginAbi).
+Expected<PluginAbi> ChoosePluginAbi(const std::string& flag, const std::string& path);
 
 // A bare file name means a file in the current directory, never a search
 // of the library path: "plugin.so" becomes "./plugin.so".
@@ -30,7 +52,7 @@ std::string PluginPathFromArgument(const std::string& argument);
 class PluginLibrary {
  public:
   // Checks the file (see InspectPluginFile), dlopens it with RTLD_LOCAL and
-  // RTLD_NOW (or RTLD_LAZY), and finds SE_InitPlugin.
+  // RTLD_NOW (or RTLD_LAZY), and finds SE_InitPlugin (for kStreamExecutor).
   static Expected<PluginLibrary> Open(const std::string& path, const LoadOptions& options);
 
   const std::string& path() const { return path_; }

@@ -13,6 +13,7 @@
 #include "host/device.h"
 #include "host/platform.h"
 #include "loader/plugin_library.h"
+#include "tvm/device_api.h"
 
 namespace sectl::probe {
 namespace {
@@ -94,6 +95,14 @@ DeviceDescription DescribeDevice(host::Platform& platform, int ordinal,
   }
   if (auto stats = created.QueryAllocatorStats(); stats && stats->has_value()) {
     description.allocator_stats = ToAllocatorStats(**stats);
+  }
+  for (int kind = 0; kind < tvm::kDeviceAttrKindCount; ++kind) {
+    const auto attribute = static_cast<tvm::DeviceAttrKind>(kind);
+    const tvm::AttrValue value = tvm::DeviceAttribute(created, attribute);
+    TvmDeviceAttribute described{std::string(tvm::DeviceAttrName(attribute)), {}, {}};
+    if (const auto* number = std::get_if<int64_t>(&value)) described.integer = *number;
+    if (const auto* text = std::get_if<std::string>(&value)) described.text = *text;
+    description.tvm_attributes.push_back(std::move(described));
   }
   for (const auto& finding : created.findings().all()) {
     findings.push_back(ToFinding(finding));

@@ -49,10 +49,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AllocatorStats, num_allocs, byte
                                                 bytes_reservable_limit, largest_free_block_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceMemoryDescription, total_bytes, free_bytes,
                                                 error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TvmDeviceAttribute, kind, integer, text)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceDescription, ordinal, error, reported_ordinal,
                                                 hardware_name, vendor, pci_bus_id, numa_node,
                                                 memory_bandwidth_bytes_per_second, gflops, memory,
-                                                allocator_stats)
+                                                allocator_stats, tvm_attributes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Callback, struct_name, member, present, requirement)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompatProblem, kind, message)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Compatibility, tf_version, description, loads,

@@ -67,6 +67,14 @@ struct DeviceMemoryDescription {
   std::optional<std::string> error;  // why device_memory_usage gave no answer
 };
 
+// One TVM DeviceAttrKind as a TVM DeviceAPI over this plugin would answer
+// it: an integer, a string, or neither (TVM's None).
+struct TvmDeviceAttribute {
+  std::string kind;  // "kTotalGlobalMemory"
+  std::optional<int64_t> integer;
+  std::optional<std::string> text;
+};
+
 struct DeviceDescription {
   int ordinal = 0;
   std::optional<std::string> error;  // create_device failed: nothing else is known
@@ -79,6 +87,7 @@ struct DeviceDescription {
   std::optional<double> gflops;
   DeviceMemoryDescription memory;
   std::optional<AllocatorStats> allocator_stats;
+  std::vector<TvmDeviceAttribute> tvm_attributes;  // every DeviceAttrKind, 0-16
 };
 
 // One function pointer the plugin may provide.

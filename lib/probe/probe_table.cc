@@ -96,6 +96,24 @@ void WriteDevice(Writer& out, const DeviceDescription& device) {
   } else {
     out.Row("Allocator", "(stats not available)");
   }
+  // As TVM's DeviceAPI::GetAttr would answer over this plugin.
+  std::string answered;
+  std::string unanswered;
+  for (const auto& attribute : device.tvm_attributes) {
+    if (attribute.integer) {
+      answered +=
+          fmt::format("{}{}={}", answered.empty() ? "" : ", ", attribute.kind, *attribute.integer);
+    } else if (attribute.text) {
+      answered +=
+          fmt::format("{}{}=\"{}\"", answered.empty() ? "" : ", ", attribute.kind, *attribute.text);
+    } else {
+      unanswered += fmt::format("{}{}", unanswered.empty() ? "" : ", ", attribute.kind);
+    }
+  }
+  if (!device.tvm_attributes.empty()) {
+    out.Row("TVM attributes", answered.empty() ? "(none answered)" : answered);
+    out.Row("TVM: none", unanswered);
+  }
 }
 
 void WriteCallbacks(Writer& out, const std::vector<Callback>& callbacks) {

@@ -1,0 +1,139 @@
+// TVM C Device API behaviour the RFC leaves unspecified: a NULL context,
+// Activate twice, Close without Open, two threads at once. Reported, not
+// graded (severity info): each probe runs in a process of its own, and only
+// a crash or a hang, which no application could guard against, warns.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <thread>
+
+#include "tvm_c_device_support.h"
+
+namespace sectl::conform {
+namespace {
+
+constexpr auto kProbeLimit = std::chrono::seconds(5);
+
+// "Activate 0, Open -1": the results of `hooks` called in order on `context`.
+std::string CallInOrder(const tvm::CDeviceSession& device, std::initializer_list<tvm::Hook> hooks,
+                        void* context) {
+  std::string results;
+  for (tvm::Hook hook : hooks) {
+    const auto result = device.CallWith(hook, context);
+    results += fmt::format("{}{} {}", results.empty() ? "" : ", ", tvm::HookName(hook),
+                           result ? std::to_string(*result) : result.error().message());
+  }
+  return results;
+}
+
+// Reports a sequence probe: the results as the check's message, or a
+// warning when it crashed or hung.
+void ReportSequence(CheckContext& check, const std::string& what,
+                    const std::function<std::string()>& probe, const std::string& consequence) {
+  const auto outcome = RunIsolated(check, probe, kProbeLimit);
+  check.details()["probe"] = outcome.text;
+  if (!outcome.answered) {
+    check.Warn(fmt::format("{} {}; {}", what, outcome.text, consequence));
+  } else {
+    check.details()["results"] = outcome.text;
+  }
+}
+
+}  // namespace
+
+SECTL_CHECK_IN_PROFILES("tvm_c_device.null_context", kInfo,
+                        "Each generated-code hook given a NULL context fails cleanly rather than "
+                        "crashing (unspecified: reported)",
+                        {kTvmCDeviceProfile}) {
+  auto& device = check.tvm_device();
+  std::string results;
+  for (tvm::Hook hook : tvm::kGeneratedCodeHooks) {
+    const auto outcome = RunIsolated(
+        check, [&] { return CallInOrder(device, {hook}, nullptr); }, kProbeLimit);
+    results += (results.empty() ? "" : "; ") + outcome.text;
+    if (!outcome.answered) {
+      check.Warn(
+          fmt::format("{}(NULL) {}; generated code passes whatever the application put "
+                      "in tvmgen_<mod>_devices, NULL included",
+                      device.SymbolOf(hook), outcome.text));
+    }
+  }
+  check.details()["results"] = results;
+}
+
+SECTL_CHECK_IN_PROFILES("tvm_c_device.double_activate", kInfo,
+                        "Activate twice in a row, then a run, is survived (unspecified: reported)",
+                        {kTvmCDeviceProfile}) {
+  auto& device = check.tvm_device();
+  ReportSequence(
+      check, "Activate, Activate, Open, Close, Deactivate",
+      [&] {
+        return CallInOrder(device,
+                           {tvm::Hook::kActivate, tvm::Hook::kActivate, tvm::Hook::kOpen,
+                            tvm::Hook::kClose, tvm::Hook::kDeactivate},
+                           device.context());
+      },
+      "an application that retries a run re-activates a device");
+}
+
+SECTL_CHECK_IN_PROFILES("tvm_c_device.close_without_open", kInfo,
+                        "Close without Open is survived (unspecified: reported)",
+                        {kTvmCDeviceProfile}) {
+  auto& device = check.tvm_device();
+  ReportSequence(
+      check, "Activate, Close, Deactivate",
+      [&] {
+        return CallInOrder(device,
+                           {tvm::Hook::kActivate, tvm::Hook::kClose, tvm::Hook::kDeactivate},
+                           device.context());
+      },
+      "a stray Close should fail, not take the application down");
+}
+
+SECTL_CHECK_IN_PROFILES("tvm_c_device.two_threads", kInfo,
+                        "Two threads running models at once, each with its own context, both "
+                        "succeed (unspecified: reported)",
+                        {kTvmCDeviceProfile}) {
+  auto& first = check.tvm_device();
+  auto second = check.NewTvmSession(false);
+  RequireWorkingRun(check, first);
+  // Enough to overlap many times; few enough that a plugin's fixed table
+  // (tvm_c_device.aot_order's subject) is not what this check finds.
+  constexpr int kRunsPerThread = 25;
+  const auto outcome = RunIsolated(
+      check,
+      [&] {
+        std::atomic<int> ready{0};
+        std::array<std::string, 2> failures;
+        auto runs = [&](const tvm::CDeviceSession* device, std::string& failure) {
+          ready.fetch_add(1);
+          while (ready.load() < 2) std::this_thread::yield();
+          for (int run = 1; run <= kRunsPerThread && failure.empty(); ++run) {
+            const auto result = tvm::RunAsGeneratedCode({device}, tvm::OperatorsOnOneDevice(2));
+            if (result.returned != 0) failure = fmt::format("run {}: {}", run, result.failure);
+          }
+        };
+        std::thread one(runs, &first, std::ref(failures[0]));
+        std::thread two(runs, second.get(), std::ref(failures[1]));
+        one.join();
+        two.join();
+        std::string text;
+        for (size_t i = 0; i < failures.size(); ++i) {
+          if (!failures[i].empty())
+            text += fmt::format("thread {} failed at {}. ", i + 1, failures[i]);
+        }
+        return text;
+      },
+      kProbeLimit);
+  if (!outcome.answered) {
+    check.Warn(fmt::format("two threads running models at once: the process {}", outcome.text));
+  } else if (!outcome.text.empty()) {
+    check.Warn(
+        fmt::format("two threads running models at once, each with its own context: {}"
+                    "Each alone succeeds; an application with two model instances on "
+                    "two threads would see failures",
+                    outcome.text));
+  }
+}
+
+}  // namespace sectl::conform

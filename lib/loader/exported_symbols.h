@@ -1,0 +1,19 @@
+// The functions a shared library exports, read from its dynamic symbol table
+// on disk. dlsym can only answer "is this name there?"; recognising a plugin
+// by the names it exports (TVMDevice<Name>Open, ...) needs the whole list.
+// Reading the file runs no plugin code, so the parent process may do it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+
+namespace sectl::loader {
+
+// The names of the defined, globally visible functions in the file's
+// .dynsym, sorted. An error for a file that is not a readable 64-bit
+// little-endian ELF shared library.
+Expected<std::vector<std::string>> ExportedFunctions(const std::string& path);
+
+}  // namespace sectl::loader
