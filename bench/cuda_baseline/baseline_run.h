@@ -1,0 +1,29 @@
+// A whole baseline run: every size and direction asked for, each beside the
+// host's own memcpy, gathered into a sectl bench report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "bench/bench_report.h"
+#include "raw_copy.h"
+
+namespace sectl::cuda_baseline {
+
+struct BaselineOptions {
+  std::vector<uint64_t> sizes;
+  std::vector<bench::Direction> directions;
+  int device = 0;
+  RawCopyOptions copy;
+  std::vector<std::string> command_line;
+  bool progress = false;  // one line per measurement on stderr
+};
+
+// Measures on CUDA device `options.device`. An error only when there is no
+// such device or the host runs out of memory; a path that fails is a result
+// with its error, as in sectl's own reports.
+Expected<bench::BenchReport> RunBaseline(const BaselineOptions& options);
+
+}  // namespace sectl::cuda_baseline

@@ -1,0 +1,247 @@
+// The sectl_cuda reference plugin and sectl-cuda-baseline, end to end.
+//
+// Two kinds of test. Those that run anywhere, CI included (no GPU, usually no
+// driver): the plugin loads, exports nothing but SE_InitPlugin, and where
+// there is no usable device `sectl probe` and `sectl conform` say so in one
+// clean line with exit status 1, never a crash. Those that need a GPU run
+// `sectl conform`, `sectl bench memcpy` and the baseline on it, and skip,
+// naming the reason, where cudaGetDeviceCount finds no device.
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "sectl_process.h"
+
+namespace sectl {
+namespace {
+
+using nlohmann::json;
+using testing::CommandResult;
+using testing::ReferencePlugin;
+using testing::RunCommand;
+using testing::RunSectl;
+
+std::string CudaPlugin() { return ReferencePlugin("sectl_cuda"); }
+
+// Why this machine cannot run the GPU tests, or nullopt when it can.
+std::optional<std::string> WhyNoCudaDevice() {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    return std::string("no CUDA device: ") + cudaGetErrorName(error) + " (" +
+           cudaGetErrorString(error) + ")";
+  }
+  if (count == 0) return std::string("no CUDA device: cudaGetDeviceCount found none");
+  return std::nullopt;
+}
+
+#define SKIP_WITHOUT_CUDA_DEVICE()                                      \
+  do {                                                                  \
+    if (const auto reason = WhyNoCudaDevice()) GTEST_SKIP() << *reason; \
+  } while (false)
+
+#define SKIP_WITH_CUDA_DEVICE()                                  \
+  do {                                                           \
+    if (!WhyNoCudaDevice())                                      \
+      GTEST_SKIP() << "a CUDA device is present; the GPU tests " \
+                      "cover this machine";                      \
+  } while (false)
+
+std::string Lines(const std::string& text) {
+  return std::to_string(std::count(text.begin(), text.end(), '\n'));
+}
+
+json ParseJson(const CommandResult& result) {
+  try {
+    return json::parse(result.out);
+  } catch (const json::exception& error) {
+    ADD_FAILURE() << "stdout is not JSON: " << error.what() << "\n" << result.out << result.err;
+    return {};
+  }
+}
+
+// A temporary file name, removed when the test is done with it.
+class TemporaryPath {
+ public:
+  explicit TemporaryPath(const std::string& stem)
+      : path_(std::filesystem::temp_directory_path() /
+              (stem + "_" + std::to_string(::getpid()) + ".json")) {}
+  ~TemporaryPath() { std::filesystem::remove(path_); }
+  TemporaryPath(const TemporaryPath&) = delete;
+  TemporaryPath& operator=(const TemporaryPath&) = delete;
+  std::string string() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// --- Anywhere -------------------------------------------------------------
+
+struct LibraryCloser {
+  void operator()(void* handle) const { dlclose(handle); }
+};
+
+TEST(CudaPlugin, LoadsWithoutDriverOrDevice) {
+  // The CUDA runtime is linked statically: nothing the plugin needs at load
+  // time is missing on a machine without the NVIDIA driver.
+  const std::unique_ptr<void, LibraryCloser> library(
+      dlopen(CudaPlugin().c_str(), RTLD_NOW | RTLD_LOCAL));
+  ASSERT_NE(library, nullptr) << dlerror();
+  EXPECT_NE(dlsym(library.get(), "SE_InitPlugin"), nullptr);
+  // The runtime linked into it stays private to it.
+  EXPECT_EQ(dlsym(library.get(), "cudaGetDeviceCount"), nullptr);
+}
+
+TEST(CudaPlugin, ExportsOnlyItsEntryPoint) {
+  const CommandResult symbols = RunCommand({"nm", "-D", "--defined-only", CudaPlugin()});
+  ASSERT_EQ(symbols.exit_code, 0) << symbols.err;
+  std::istringstream lines(symbols.out);
+  std::vector<std::string> names;
+  for (std::string address, type, name; lines >> address >> type >> name;) names.push_back(name);
+  EXPECT_EQ(names, std::vector<std::string>{"SE_InitPlugin"}) << symbols.out;
+}
+
+TEST(CudaPlugin, LinksNoCudaLibraryDynamically) {
+  const CommandResult dynamic = RunCommand({"readelf", "-d", CudaPlugin()});
+  ASSERT_EQ(dynamic.exit_code, 0) << dynamic.err;
+  EXPECT_EQ(dynamic.out.find("libcuda"), std::string::npos) << dynamic.out;
+  EXPECT_EQ(dynamic.out.find("libcudart"), std::string::npos) << dynamic.out;
+}
+
+TEST(CudaPlugin, ProbeWithoutDeviceIsOneCleanLine) {
+  SKIP_WITH_CUDA_DEVICE();
+  const CommandResult result = RunSectl({"probe", CudaPlugin()});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  EXPECT_EQ(Lines(result.err), "1") << result.err;
+  EXPECT_EQ(result.err.rfind("sectl: error: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find("SE_InitPlugin failed: UNAVAILABLE: sectl_cuda: no CUDA "),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("cudaGetDeviceCount failed with cuda"), std::string::npos)
+      << result.err;
+}
+
+TEST(CudaPlugin, ConformWithoutDeviceReportsTheLoadError) {
+  SKIP_WITH_CUDA_DEVICE();
+  const CommandResult result = RunSectl({"conform", "--report", "json", CudaPlugin()});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const json report = ParseJson(result);
+  ASSERT_TRUE(report.contains("load_error")) << report.dump(2);
+  EXPECT_NE(report["load_error"].get<std::string>().find("sectl_cuda: no CUDA "), std::string::npos)
+      << report["load_error"];
+  EXPECT_TRUE(report["results"].empty()) << "no check can run without a device";
+  for (const auto& [status, count] : report["summary"].items()) {
+    EXPECT_EQ(count, 0) << status;
+  }
+}
+
+TEST(CudaBaseline, WithoutDeviceIsOneCleanLine) {
+  SKIP_WITH_CUDA_DEVICE();
+  const CommandResult result = RunCommand({SECTL_CUDA_BASELINE, "--sizes", "4KiB"});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  EXPECT_EQ(Lines(result.err), "1") << result.err;
+  EXPECT_EQ(result.err.rfind("sectl-cuda-baseline: error: no CUDA device: ", 0), 0u) << result.err;
+}
+
+TEST(CudaBaseline, UsageErrorsExitTwo) {
+  for (const std::vector<std::string>& arguments : {std::vector<std::string>{"--sizes", "lots"},
+                                                    {"--direction", "sideways"},
+                                                    {"--budget", "0"},
+                                                    {"--no-such-flag"}}) {
+    std::vector<std::string> command = {SECTL_CUDA_BASELINE};
+    command.insert(command.end(), arguments.begin(), arguments.end());
+    const CommandResult result = RunCommand(command);
+    EXPECT_EQ(result.exit_code, 2) << arguments[0] << ": " << result.err;
+    EXPECT_EQ(Lines(result.err), "1") << result.err;
+    EXPECT_NE(result.err.find(arguments[0]), std::string::npos) << result.err;
+  }
+}
+
+// --- On a GPU -------------------------------------------------------------
+
+TEST(CudaPluginOnGpu, ProbeDescribesTheDevice) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const CommandResult result = RunSectl({"probe", "--format", "json", CudaPlugin()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const json report = ParseJson(result);
+  EXPECT_EQ(report["platform"]["name"], "SECTL_CUDA");
+  ASSERT_GE(report["devices"].size(), 1u);
+  const json& device = report["devices"][0];
+  EXPECT_EQ(device["vendor"], "NVIDIA");
+  EXPECT_FALSE(device["hardware_name"].get<std::string>().empty());
+  // As sysfs spells it, so /sys/bus/pci/devices/<id>/numa_node can be read.
+  EXPECT_TRUE(std::regex_match(device["pci_bus_id"].get<std::string>(),
+                               std::regex("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]")))
+      << device["pci_bus_id"];
+  EXPECT_GT(device["memory"]["total_bytes"].get<int64_t>(), 0);
+  EXPECT_GT(device["memory_bandwidth_bytes_per_second"].get<int64_t>(), 0);
+  EXPECT_TRUE(report["findings"].empty()) << report["findings"].dump(2);
+}
+
+TEST(CudaPluginOnGpu, ConformPassesEveryRequiredCheck) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const CommandResult result = RunSectl({"conform", "--report", "json", CudaPlugin()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const json report = ParseJson(result);
+  EXPECT_TRUE(report["load_error"].is_null()) << report["load_error"];
+  EXPECT_FALSE(report["results"].empty());
+  for (const json& check : report["results"]) {
+    const std::string status = check["status"];
+    EXPECT_TRUE(status == "pass" || status == "skip" || status == "warn")
+        << check["id"] << " " << status << ": " << check["message"];
+  }
+}
+
+TEST(CudaPluginOnGpu, BenchCopiesAreVerifiedAndComparableWithTheBaseline) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const TemporaryPath baseline("sectl_cuda_baseline");
+  const CommandResult raw = RunCommand(
+      {SECTL_CUDA_BASELINE, "--sizes", "64KiB,16MiB", "--budget", "0.1", "-o", baseline.string()});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+
+  // The plugin path against the raw one. Speed is not asserted (that is the
+  // benchmark's business); that both measure the same paths, verified, is.
+  const CommandResult bench =
+      RunSectl({"bench", "memcpy", CudaPlugin(), "--sizes", "64KiB,16MiB", "--budget", "0.1",
+                "--report", "json", "--compare", baseline.string(), "--tolerance", "99%"});
+  ASSERT_NE(bench.exit_code, 2) << bench.err;
+  const json report = ParseJson(bench);
+  std::ifstream baseline_file(baseline.string());
+  const json raw_report = json::parse(baseline_file, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(raw_report.is_discarded()) << "the baseline wrote no JSON";
+
+  // Each report measured the same six paths (three directions, two sizes),
+  // each verified, so --compare pairs every result with its raw twin.
+  const auto paths = [](const json& measured) {
+    std::set<std::string> keys;
+    for (const json& result : measured["results"]) {
+      EXPECT_TRUE(result["error"].is_null()) << result;
+      EXPECT_EQ(result["verification"], "passed") << result;
+      EXPECT_GT(result["median_gbps"].get<double>(), 0) << result;
+      EXPECT_FALSE(result["plugin_timer"].is_null()) << "the timer column is filled: " << result;
+      keys.insert(result["direction"].get<std::string>() + " " +
+                  result["host_memory"].get<std::string>() + " " +
+                  result["mode"].get<std::string>() + " " + result["bytes"].dump());
+    }
+    return keys;
+  };
+  const std::set<std::string> plugin_paths = paths(report);
+  EXPECT_EQ(plugin_paths.size(), 6u) << report.dump(2);
+  EXPECT_EQ(plugin_paths, paths(raw_report));
+}
+
+}  // namespace
+}  // namespace sectl
