@@ -3,11 +3,15 @@
 // main only parses options, runs the chosen subcommand and returns its exit
 // status; each subcommand is one library call (see tool/*_command.cc).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string_view>
+#include <vector>
 
+#include "abi/host_generations.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tool/bench_command.h"
 #include "tool/conform_command.h"
@@ -20,11 +24,16 @@ namespace {
 using sectl::tool::kExitSuccess;
 using sectl::tool::kExitUsageOrInternal;
 
+// One line, the version first as scripts and help2man expect ("sectl 0.1.0
+// (...)"), then the ABI sectl speaks: the C API version of its headers and
+// the TensorFlow host generations it can behave as (--tf-version).
 std::string VersionText() {
-  return fmt::format(
-      "sectl {}\nspeaks the StreamExecutor C API {}.{}.{} (PluggableDevice), struct layouts of "
-      "TensorFlow 2.5 to the newest",
-      SECTL_VERSION, SE_MAJOR, SE_MINOR, SE_PATCH);
+  std::vector<std::string_view> generations;
+  for (const auto& generation : sectl::abi::AllHostGenerations()) {
+    generations.push_back(generation.id);
+  }
+  return fmt::format("sectl {} (StreamExecutor C API {}.{}.{}; TensorFlow host generations {})",
+                     SECTL_VERSION, SE_MAJOR, SE_MINOR, SE_PATCH, fmt::join(generations, ", "));
 }
 
 // One line naming the problem, then where to look.

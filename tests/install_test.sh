@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Installs sectl, moves the installed tree, and uses it the way a plugin
+# vendor would: the installed sectl finds its bundled plugin and reports its
+# version; pkg-config and find_package(sectl) find the headers; the example
+# plugin project (examples/plugin-project) builds, and its CTest conformance
+# test passes for a correct plugin and fails for one that refuses to register.
+#
+# Run by ctest as the test "install" (label "install"); arguments:
+#   BUILD_DIR SOURCE_DIR VERSION CMAKE_GENERATOR C_COMPILER [MAN_PAGE]
+# MAN_PAGE is the built sectl.1, empty when help2man was not found.
+set -euo pipefail
+
+build_dir=$1
+source_dir=$2
+version=$3
+generator=$4
+c_compiler=$5
+man_page=${6:-}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/sectl-install-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+step() { echo "install_test: $*"; }
+fail() {
+  echo "install_test: FAIL: $*" >&2
+  exit 1
+}
+# Runs a command quietly; on failure shows its output and fails.
+quietly() {
+  local log=$work/last_command.log
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    fail "'$*' failed"
+  fi
+}
+
+step "install into a staging prefix, then move it: the tree must be relocatable"
+quietly cmake --install "$build_dir" --prefix "$work/staging"
+mv "$work/staging" "$work/prefix"
+prefix=$work/prefix
+sectl=$prefix/bin/sectl
+[[ -x $sectl ]] || fail "no executable $sectl"
+
+step "sectl --version names sectl's version and the ABI it speaks"
+version_line=$("$sectl" --version)
+version_pattern="^sectl ${version//./\\.} \(StreamExecutor C API [0-9]+\.[0-9]+\.[0-9]+; TensorFlow host generations [^)]*latest\)$"
+[[ $version_line =~ $version_pattern ]] || fail "unexpected version line: '$version_line'"
+
+step "the installed sectl probes its own bundled plugin"
+probe_output=$("$sectl" probe --format json) || fail "sectl probe exited with status $?"
+bundled_plugin=$(grep -o '"path": "[^"]*"' <<<"$probe_output" | head -n 1 | cut -d'"' -f4)
+[[ $bundled_plugin == "$prefix"/*/sectl/plugins/sectl_cpu.so ]] ||
+  fail "sectl probe loaded '$bundled_plugin', not the plugin installed under $prefix"
+
+step "pkg-config gives the flags that compile a plugin source"
+pc_file=$(find "$prefix" -name sectl.pc -print -quit)
+[[ -n $pc_file ]] || fail "no sectl.pc installed"
+export PKG_CONFIG_PATH=${pc_file%/*}
+[[ $(pkg-config --modversion sectl) == "$version" ]] || fail "pkg-config --modversion sectl"
+[[ -x $(pkg-config --variable=sectl sectl) ]] || fail "pkg-config --variable=sectl names no program"
+read -r -a cflags <<<"$(pkg-config --cflags sectl)"
+printf '%s\n' '#include "tensorflow/c/experimental/stream_executor/stream_executor.h"' \
+  'int main(void) { return SP_STREAMEXECUTOR_STRUCT_SIZE == 0; }' >"$work/uses_headers.c"
+quietly "$c_compiler" "${cflags[@]}" -fsyntax-only "$work/uses_headers.c"
+
+if [[ -n $man_page ]]; then
+  step "the man page is installed and has every subcommand's options"
+  installed_page=$(find "$prefix" -path '*/man1/sectl.1' -print -quit)
+  [[ -n $installed_page ]] || fail "sectl.1 was built but not installed"
+  for expected in '.SH COMMANDS' '.SS "conform"' '.SS "probe"' '.SS "bench memcpy"' \
+    '.SH "EXIT STATUS"' 'StreamExecutor C API'; do
+    grep -qF -- "$expected" "$installed_page" || fail "sectl.1 lacks '$expected'"
+  done
+  if command -v groff >/dev/null; then
+    warnings=$(groff -man -ww -z "$installed_page" 2>&1)
+    [[ -z $warnings ]] || fail "groff warns about sectl.1: $warnings"
+  fi
+fi
+
+step "the example plugin project builds against the installed package and passes"
+example=$work/example
+quietly cmake -S "$source_dir/examples/plugin-project" -B "$example" -G "$generator" \
+  -DCMAKE_C_COMPILER="$c_compiler" -DCMAKE_PREFIX_PATH="$prefix"
+quietly cmake --build "$example"
+quietly ctest --test-dir "$example" --output-on-failure
+grep -q '<testsuite' "$example/sectl-junit.xml" || fail "the example wrote no JUnit report"
+
+step "the example's conformance test fails for a plugin that refuses to register"
+cat >"$work/refusing_plugin.c" <<'EOF'
+#include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+#include "tensorflow/c/tf_status.h"
+
+TF_CAPI_EXPORT void SE_InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status) {
+  (void)params;
+  TF_SetStatus(status, TF_UNIMPLEMENTED, "this plugin refuses to register");
+}
+EOF
+quietly cmake "$example" -DEXAMPLE_PLUGIN_SOURCES="$work/refusing_plugin.c"
+quietly cmake --build "$example"
+rm -f "$example/sectl-junit.xml"
+if ctest --test-dir "$example" -R '^sectl_conform$' >"$work/refusing.log" 2>&1; then
+  cat "$work/refusing.log" >&2
+  fail "the example's conformance test passed for a plugin that refuses to register"
+fi
+grep -q 'refuses to register' "$example/sectl-junit.xml" ||
+  fail "the JUnit report of the refused plugin does not say why"
+
+step "all good"
