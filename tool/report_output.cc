@@ -1,9 +1,12 @@
 #include "tool/report_output.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "base/atomic_file.h"
 
@@ -12,7 +15,8 @@ namespace sectl::tool {
 Expected<void> WriteReport(const std::string& path, const std::string& text) {
   if (!path.empty() && path != "-") return WriteFileAtomically(path, text);
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
-    return Fail(ErrorCode::kIoError, "cannot write the report to standard output");
+    return Fail(ErrorCode::kIoError, fmt::format("cannot write the report to standard output: {}",
+                                                 std::strerror(errno)));
   }
   return {};
 }

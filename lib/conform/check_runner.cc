@@ -61,7 +61,8 @@ std::string TruncatedLog(const std::string& output, bool truncated) {
 
 // Turns how a check's process ended into its result.
 void Interpret(const isolation::ChildResult& child, const host::Journal& journal,
-               std::chrono::milliseconds timeout, CheckResult& result) {
+               std::chrono::milliseconds timeout, const isolation::Confinement& confinement,
+               CheckResult& result) {
   result.duration_s = child.seconds;
   auto output = isolation::SplitBacktrace(child.output);
   result.log = TruncatedLog(output.plugin_output, child.output_truncated);
@@ -80,6 +81,19 @@ void Interpret(const isolation::ChildResult& child, const host::Journal& journal
                       journal.WhereCallsStopped());
       break;
     case isolation::ChildEnd::kExited:
+      if (child.exit_code == isolation::kConfinementFailed &&
+          child.result.starts_with(isolation::kConfinementFailedPrefix)) {
+        result.status = CheckStatus::kError;
+        result.message = child.result;
+        break;
+      }
+      if (child.exit_code == isolation::kResultChannelLost) {
+        result.status = CheckStatus::kCrash;
+        result.message = fmt::format(
+            "the plugin closed or replaced the descriptor sectl reads the check's outcome from, {}",
+            journal.WhereCallsStopped());
+        break;
+      }
       if (child.exit_code == kChildReported) {
         if (auto outcome = DecodeOutcome(child.result)) {
           result.status = outcome->status;
@@ -99,6 +113,18 @@ void Interpret(const isolation::ChildResult& child, const host::Journal& journal
                                    child.exit_code, journal.WhereCallsStopped());
       break;
   }
+  // Running out of a resource sectl limited is the plugin's doing, and what
+  // a reader needs to know first.
+  if (auto exhaustion = isolation::DescribeExhaustion(child, confinement);
+      exhaustion && result.status != CheckStatus::kPass) {
+    if (isolation::ExceededCpuLimit(child, confinement)) {
+      result.status = CheckStatus::kTimeout;  // a limit on time, if not on the clock's
+      result.message = fmt::format("{} {}", *exhaustion, journal.WhereCallsStopped());
+    } else {
+      result.message = fmt::format("{}: {}", *exhaustion, result.message);
+    }
+    result.details["resource_limit"] = *exhaustion;
+  }
   if (result.status != CheckStatus::kPass) {
     result.journal = journal.DescribeLast(kJournalLinesInResult);
   }
@@ -107,7 +133,7 @@ void Interpret(const isolation::ChildResult& child, const host::Journal& journal
 int RunInChild(const CheckDefinition& check, const CheckSettings& settings, host::Journal& journal,
                int result_fd) {
   const CheckOutcome outcome = RunCheckBody(check.body, settings, journal);
-  isolation::WriteAll(result_fd, EncodeOutcome(outcome));
+  isolation::WriteResult(result_fd, EncodeOutcome(outcome));
   return kChildReported;
 }
 
@@ -177,7 +203,7 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
           [&](int result_fd) {
             return RunInChild(*planned.check, options.settings, journal, result_fd);
           },
-          {.timeout = options.timeout});
+          {.timeout = options.timeout, .confinement = options.confinement});
       if (!child) {
         harness_error(index, child.error());
         continue;
@@ -197,7 +223,7 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
       if (!slot.child || !slot.child->Poll()) continue;
       CheckResult result = NewResult(plan[slot.plan_index]);
       host::Journal journal(slot.region.get());
-      Interpret(slot.child->result(), journal, options.timeout, result);
+      Interpret(slot.child->result(), journal, options.timeout, options.confinement, result);
       slot.child.reset();
       --running;
       deliver(slot.plan_index, std::move(result));
@@ -207,7 +233,7 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
 }
 
 Expected<PluginFacts> Preflight(const CheckSettings& settings, std::chrono::milliseconds timeout,
-                                bool isolate) {
+                                bool isolate, const isolation::Confinement& confinement) {
   auto learn = [&settings](host::Journal& journal) -> Expected<PluginFacts> {
     auto library = loader::PluginLibrary::Open(settings.plugin_path, {.lazy = settings.lazy});
     if (!library) return tl::unexpected(library.error());
@@ -231,10 +257,10 @@ Expected<PluginFacts> Preflight(const CheckSettings& settings, std::chrono::mill
         nlohmann::json answer = facts ? nlohmann::json{{"abi_vintage", facts->abi_vintage},
                                                        {"device_count", facts->device_count}}
                                       : nlohmann::json{{"error", facts.error().message()}};
-        isolation::WriteAll(result_fd, answer.dump());
+        isolation::WriteResult(result_fd, answer.dump());
         return kChildReported;
       },
-      {.timeout = timeout});
+      {.timeout = timeout, .confinement = confinement});
   if (!child) return tl::unexpected(child.error());
   const std::string& path = settings.plugin_path;
   switch (child->end) {
@@ -244,6 +270,10 @@ Expected<PluginFacts> Preflight(const CheckSettings& settings, std::chrono::mill
           fmt::format("{}: the plugin did not return within {:.0f} s {}; it was killed", path,
                       static_cast<double>(timeout.count()) / 1e3, journal.WhereCallsStopped()));
     case isolation::ChildEnd::kSignaled:
+      if (auto exhaustion = isolation::DescribeExhaustion(*child, confinement)) {
+        return Fail(ErrorCode::kCrashed, fmt::format("{}: the plugin {} {}", path, *exhaustion,
+                                                     journal.WhereCallsStopped()));
+      }
       return Fail(ErrorCode::kCrashed,
                   fmt::format("{}: the plugin crashed with {} {}", path,
                               isolation::SignalName(child->signal), journal.WhereCallsStopped()));

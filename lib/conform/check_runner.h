@@ -10,6 +10,7 @@
 
 #include "conform/check_context.h"
 #include "conform/check_registry.h"
+#include "isolation/confinement.h"
 #include "report/conform_report.h"
 
 namespace sectl::conform {
@@ -26,6 +27,8 @@ struct RunnerOptions {
   bool isolate = true;  // false: run in sectl's own process, one at a time
   // Called in the parent as each result arrives (progress display).
   std::function<void(const report::CheckResult&)> on_result;
+  // Resource limits and environment of each check's process.
+  isolation::Confinement confinement;
 };
 
 // Runs every planned check and returns the results in plan order.
@@ -39,6 +42,6 @@ struct PluginFacts {
   int device_count = 0;
 };
 Expected<PluginFacts> Preflight(const CheckSettings& settings, std::chrono::milliseconds timeout,
-                                bool isolate);
+                                bool isolate, const isolation::Confinement& confinement = {});
 
 }  // namespace sectl::conform

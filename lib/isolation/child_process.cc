@@ -4,9 +4,12 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 
 #include <array>
 #include <cerrno>
@@ -74,14 +77,31 @@ void InstallCrashHandlers() {
     ::sigaction(signal, &action, nullptr);
 }
 
+// Crash signals end the child by their default action: the handlers the
+// parent had (a sanitizer's, say) would turn a plugin's crash into an exit.
+void RestoreDefaultCrashActions() {
+  for (int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::signal(signal, SIG_DFL);
+}
+
 [[noreturn]] void RunChild(const std::function<int(int)>& body, const ChildOptions& options,
-                           int result_fd, int output_fd) {
-  // Own process group, so a plugin that forks is killed with its child.
-  ::setpgid(0, 0);
-  if (options.backtrace_on_crash) InstallCrashHandlers();
-  ::signal(SIGPIPE, SIG_IGN);
+                           const std::vector<std::string>& environment, int result_fd,
+                           int output_fd) {
   ::dup2(output_fd, STDOUT_FILENO);
   ::dup2(output_fd, STDERR_FILENO);
+  // Its own session and process group, so a plugin that forks is killed
+  // with its child, and everything else of confinement.h.
+  if (!ConfineChild(options.confinement, environment, result_fd)) {
+    // On the result channel, which no plugin code has touched yet, so that
+    // a plugin's own exit(122) is not taken for this.
+    WriteAll(result_fd, fmt::format("{}{}", kConfinementFailedPrefix, std::strerror(errno)));
+    ::_exit(kConfinementFailed);
+  }
+  if (options.backtrace_on_crash) {
+    InstallCrashHandlers();
+  } else {
+    RestoreDefaultCrashActions();
+  }
+  ::signal(SIGPIPE, SIG_IGN);
   int code = 2;
   try {
     code = body(result_fd);
@@ -90,6 +110,10 @@ void InstallCrashHandlers() {
   }
   std::fflush(nullptr);
   ::_exit(code);
+}
+
+double SecondsOf(const timeval& time) {
+  return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
 }
 
 }  // namespace
@@ -155,12 +179,15 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
     return Fail(ErrorCode::kInternal,
                 fmt::format("cannot create a pipe: {}", std::strerror(errno)));
   }
+  // Chosen here, where sectl's environment is known to be intact.
+  const std::vector<std::string> environment =
+      PluginEnvironment(environ, options.confinement.passed_environment);
   std::fflush(nullptr);  // nothing buffered may be written twice
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(result_pipe[0]);
     ::close(output_pipe[0]);
-    RunChild(body, options, result_pipe[1], output_pipe[1]);
+    RunChild(body, options, environment, result_pipe[1], output_pipe[1]);
   }
   ::close(result_pipe[1]);
   ::close(output_pipe[1]);
@@ -169,20 +196,19 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
     ::close(output_pipe[0]);
     return Fail(ErrorCode::kInternal, fmt::format("cannot fork: {}", std::strerror(errno)));
   }
-  ::setpgid(pid, pid);  // also from here, so the group exists before any kill
   ::fcntl(result_pipe[0], F_SETFL, O_NONBLOCK);
   ::fcntl(output_pipe[0], F_SETFL, O_NONBLOCK);
   return ChildProcess(pid, result_pipe[0], output_pipe[0], options);
 }
 
-ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, const ChildOptions& options)
+ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options)
     : pid_(pid),
       result_fd_(result_fd),
       output_fd_(output_fd),
       // A pidfd makes the child's exit wake poll(2) at once: waiting on the
       // pipes alone, an exit after the pipes close would wait out an interval.
       pid_fd_(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))),
-      options_(options),
+      options_(std::move(options)),
       started_(Clock::now()) {}
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
@@ -190,7 +216,7 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
       result_fd_(std::exchange(other.result_fd_, -1)),
       output_fd_(std::exchange(other.output_fd_, -1)),
       pid_fd_(std::exchange(other.pid_fd_, -1)),
-      options_(other.options_),
+      options_(std::move(other.options_)),
       started_(other.started_),
       finished_(std::exchange(other.finished_, true)),
       result_(std::move(other.result_)) {}
@@ -237,7 +263,8 @@ bool ChildProcess::Poll() {
   if (finished_) return true;
   Drain();
   int status = 0;
-  if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+  rusage usage{};
+  if (::wait4(pid_, &status, WNOHANG, &usage) == pid_) {
     Drain();  // whatever the child wrote before exiting is still in the pipes
     if (WIFSIGNALED(status)) {
       result_.end = ChildEnd::kSignaled;
@@ -250,7 +277,7 @@ bool ChildProcess::Poll() {
   } else if (Clock::now() - started_ >= options_.timeout) {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, &status, 0);
+    ::wait4(pid_, &status, 0, &usage);
     Drain();
     result_.end = ChildEnd::kTimedOut;
     finished_ = true;
@@ -259,6 +286,8 @@ bool ChildProcess::Poll() {
     ::kill(-pid_, SIGKILL);  // anything the plugin left running in the group
     CloseDescriptors();
     result_.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    result_.cpu_seconds = SecondsOf(usage.ru_utime) + SecondsOf(usage.ru_stime);
+    result_.peak_resident_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB
   }
   return finished_;
 }
@@ -275,3 +304,35 @@ Expected<ChildResult> RunInChildProcess(const std::function<int(int result_fd)>&
 }
 
 }  // namespace sectl::isolation
+
+// Sanitized builds (CMakePresets.json: asan, tsan). A sanitizer's own
+// handler for SIGSEGV and friends prints its report and exits with status 1,
+// which would make a plugin's crash look like exit(1) and hide the signal.
+// sectl reports plugin crashes itself (with a backtrace), so the sanitizers
+// leave crash signals alone; their other findings still fail the run.
+// ASAN_OPTIONS / TSAN_OPTIONS in the environment still override these.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SECTL_ADDRESS_SANITIZER 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define SECTL_THREAD_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SECTL_ADDRESS_SANITIZER 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SECTL_THREAD_SANITIZER 1
+#endif
+
+#if defined(SECTL_ADDRESS_SANITIZER)
+extern "C" const char* __asan_default_options() {  // NOLINT(bugprone-reserved-identifier)
+  return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
+}
+#endif
+#if defined(SECTL_THREAD_SANITIZER)
+extern "C" const char* __tsan_default_options() {  // NOLINT(bugprone-reserved-identifier)
+  return "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:handle_abort=0";
+}
+#endif

@@ -12,12 +12,14 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/error.h"
+#include "isolation/confinement.h"
 
 namespace sectl::isolation {
 
@@ -27,6 +29,8 @@ struct ChildOptions {
   // On a crash signal, the child writes a backtrace into its output after
   // kBacktraceMarker, then dies of the same signal.
   bool backtrace_on_crash = true;
+  // Limits, environment and descriptors of the child (isolation/confinement.h).
+  Confinement confinement;
 };
 
 // The line that introduces a crashed child's backtrace in its output.
@@ -54,7 +58,16 @@ struct ChildResult {
   std::string output;  // its stdout and stderr, interleaved, truncated
   bool output_truncated = false;
   double seconds = 0;
+  // What the child (and any children it waited for) used, from wait4(2).
+  double cpu_seconds = 0;
+  uint64_t peak_resident_bytes = 0;
 };
+
+// The exit status of a child that could not set up its confinement (a
+// resource limit refused), and how its result then begins; the rest says
+// what went wrong.
+inline constexpr int kConfinementFailed = 122;
+inline constexpr std::string_view kConfinementFailedPrefix = "sectl: cannot confine the child: ";
 
 // A running child. Destroying one that has not finished kills it.
 class ChildProcess {
@@ -83,7 +96,7 @@ class ChildProcess {
   ChildResult TakeResult() { return std::move(result_); }
 
  private:
-  ChildProcess(pid_t pid, int result_fd, int output_fd, const ChildOptions& options);
+  ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options);
   void CloseDescriptor(int& fd);
   void Drain();
   void CloseDescriptors();

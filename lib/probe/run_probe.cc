@@ -60,13 +60,13 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
       [&](int result_fd) {
         auto report = CollectProbe(options.probe, journal);
         if (!report) {
-          isolation::WriteAll(result_fd, EncodeError(report.error()));
+          isolation::WriteResult(result_fd, EncodeError(report.error()));
           return kChildFailed;
         }
-        isolation::WriteAll(result_fd, ProbeReportToJson(*report));
+        isolation::WriteResult(result_fd, ProbeReportToJson(*report));
         return kChildReported;
       },
-      {.timeout = options.timeout});
+      {.timeout = options.timeout, .confinement = options.confinement});
   if (!child) return tl::unexpected(child.error());
 
   const std::string& plugin = options.probe.plugin_path;
@@ -77,6 +77,10 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
                               plugin, static_cast<double>(options.timeout.count()) / 1e3,
                               journal.WhereCallsStopped()));
     case isolation::ChildEnd::kSignaled:
+      if (auto exhaustion = isolation::DescribeExhaustion(*child, options.confinement)) {
+        return Fail(ErrorCode::kCrashed, fmt::format("{}: the plugin {} {}", plugin, *exhaustion,
+                                                     journal.WhereCallsStopped()));
+      }
       return Fail(ErrorCode::kCrashed,
                   fmt::format("{}: the plugin crashed with {} {}{}", plugin,
                               isolation::SignalName(child->signal), journal.WhereCallsStopped(),

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "isolation/confinement.h"
 #include "probe/collect_probe.h"
 #include "probe/probe_report.h"
 
@@ -21,6 +22,8 @@ struct RunProbeOptions {
   ProbeOptions probe;
   Isolation isolation = Isolation::kProcess;
   std::chrono::milliseconds timeout{30'000};
+  // Resource limits and environment of the probe's process.
+  isolation::Confinement confinement;
 };
 
 // The report, with what the plugin printed in `plugin_output`.

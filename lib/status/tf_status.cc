@@ -37,9 +37,15 @@ const char* OrEmpty(const char* text) { return text != nullptr ? text : ""; }
 // absl::Status, which TensorFlow's TF_Status wraps, reports any value outside
 // the 17 canonical codes as UNKNOWN; a plugin that invents a code gets the same
 // answer here as in TensorFlow.
-TF_Code Canonical(TF_Code code) {
-  const int value = static_cast<int>(code);
-  return value >= TF_OK && value <= TF_UNAUTHENTICATED ? code : TF_UNKNOWN;
+// A plugin written in C may pass any int as a TF_Code, and C allows that. In
+// C++ reading an enum holding a value outside its range is undefined
+// (UBSan: "not a valid value for type 'TF_Code'"), so the bits are read as
+// an int before anything looks at them as a TF_Code.
+static_assert(sizeof(TF_Code) == sizeof(int));
+TF_Code Canonical(const TF_Code& code) {
+  int value = 0;
+  std::memcpy(&value, &code, sizeof value);
+  return value >= TF_OK && value <= TF_UNAUTHENTICATED ? static_cast<TF_Code>(value) : TF_UNKNOWN;
 }
 
 // TensorFlow's errno-to-code table (tensorflow::ErrnoToCode, tsl/platform/
@@ -206,12 +212,13 @@ void TF_SetStatus(TF_Status* s, TF_Code code, const char* msg) {
   if (s == nullptr) {
     return;
   }
-  if (code == TF_OK) {
+  const TF_Code canonical = Canonical(code);
+  if (canonical == TF_OK) {
     Replace(s, TF_OK, std::string());
     return;
   }
   try {
-    Replace(s, Canonical(code), std::string(OrEmpty(msg)));
+    Replace(s, canonical, std::string(OrEmpty(msg)));
   } catch (const std::bad_alloc&) {
     // Leave the status unchanged.
   }

@@ -1,0 +1,161 @@
+#include "isolation/confinement.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <new>
+
+#include "isolation/child_process.h"
+
+namespace sectl::isolation {
+namespace {
+
+// The result channel as the child found it before plugin code ran, so that
+// a descriptor the plugin closed and reopened is not mistaken for it.
+struct ChannelIdentity {
+  int fd = -1;
+  dev_t device = 0;
+  ino_t inode = 0;
+};
+ChannelIdentity result_channel;  // set only in a child, by ConfineChild
+
+bool IsAllowed(std::string_view name, const std::vector<std::string>& passed) {
+  for (std::string_view allowed : kAllowedEnvironment) {
+    if (allowed.ends_with('*') ? name.starts_with(allowed.substr(0, allowed.size() - 1))
+                               : name == allowed) {
+      return true;
+    }
+  }
+  return std::find(passed.begin(), passed.end(), name) != passed.end();
+}
+
+// Called by operator new when an allocation fails, in a child with a memory
+// limit: it says so where the parent will look, then lets the allocation
+// fail as it would have (std::bad_alloc). write(2) only: the heap is full.
+void OnAllocationFailure() {
+  (void)!::write(STDERR_FILENO, kAllocationFailedMarker.data(), kAllocationFailedMarker.size());
+  std::set_new_handler(nullptr);
+}
+
+// Closes every descriptor from `first` on except `keep`. The plugin must not
+// inherit sectl's files, sockets or the other children's pipes.
+void CloseDescriptorsFrom(int first, int keep) {
+  const auto close_range = [](unsigned low, unsigned high) {
+    if (low > high) return;
+    if (::close_range(low, high, 0) == 0) return;
+    const long open_max = ::sysconf(_SC_OPEN_MAX);  // kernels before 5.9
+    for (long fd = low; fd <= std::min<long>(high, open_max); ++fd) ::close(static_cast<int>(fd));
+  };
+  if (keep >= first) {
+    close_range(static_cast<unsigned>(first), static_cast<unsigned>(keep) - 1);
+    close_range(static_cast<unsigned>(keep) + 1, ~0U);
+  } else {
+    close_range(static_cast<unsigned>(first), ~0U);
+  }
+}
+
+void ReplaceEnvironment(const std::vector<std::string>& environment) {
+  ::clearenv();
+  for (const std::string& variable : environment) {
+    const auto equals = variable.find('=');
+    if (equals == std::string::npos) continue;
+    ::setenv(variable.substr(0, equals).c_str(), variable.c_str() + equals + 1, 1);
+  }
+}
+
+std::string Mebibytes(uint64_t bytes) {
+  return fmt::format("{:.0f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+}
+
+}  // namespace
+
+std::vector<std::string> PluginEnvironment(const char* const* environment,
+                                           const std::vector<std::string>& passed) {
+  std::vector<std::string> kept;
+  for (const char* const* variable = environment; variable != nullptr && *variable != nullptr;
+       ++variable) {
+    const std::string_view text(*variable);
+    const auto equals = text.find('=');
+    if (equals == std::string_view::npos) continue;
+    if (IsAllowed(text.substr(0, equals), passed)) kept.emplace_back(text);
+  }
+  return kept;
+}
+
+bool ConfineChild(const Confinement& confinement, const std::vector<std::string>& environment,
+                  int result_fd) {
+  // A new session: its own process group, which sectl kills as a whole, and
+  // no controlling terminal, so /dev/tty cannot reach the user's screen.
+  ::setsid();
+  const int null_input = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_input >= 0) {
+    ::dup2(null_input, STDIN_FILENO);
+    if (null_input != STDIN_FILENO) ::close(null_input);
+  }
+  CloseDescriptorsFrom(STDERR_FILENO + 1, result_fd);
+  struct stat channel {};
+  if (::fstat(result_fd, &channel) == 0) {
+    result_channel = {result_fd, channel.st_dev, channel.st_ino};
+  }
+  ReplaceEnvironment(environment);
+
+  if (confinement.memory_limit_bytes > 0) {
+    const rlimit memory{confinement.memory_limit_bytes, confinement.memory_limit_bytes};
+    if (::setrlimit(RLIMIT_DATA, &memory) != 0) return false;
+    std::set_new_handler(OnAllocationFailure);
+  }
+  if (confinement.cpu_limit_seconds > 0) {
+    const auto seconds = static_cast<rlim_t>(confinement.cpu_limit_seconds);
+    const rlimit cpu{seconds, seconds + 1};
+    if (::setrlimit(RLIMIT_CPU, &cpu) != 0) return false;
+  }
+  return true;
+}
+
+bool WriteResult(int result_fd, const std::string& text) {
+  const bool confined = result_channel.fd == result_fd;
+  struct stat now {};
+  const bool still_ours =
+      !confined || (::fstat(result_fd, &now) == 0 && now.st_dev == result_channel.device &&
+                    now.st_ino == result_channel.inode);
+  if (!still_ours || !WriteAll(result_fd, text)) ::_exit(kResultChannelLost);
+  return true;
+}
+
+bool ExceededCpuLimit(const ChildResult& child, const Confinement& confinement) {
+  // SIGXCPU at the soft limit; SIGKILL at the hard one, a second later, if
+  // the plugin ignored SIGXCPU.
+  return confinement.cpu_limit_seconds > 0 && child.end == ChildEnd::kSignaled &&
+         (child.signal == SIGXCPU ||
+          (child.signal == SIGKILL && child.cpu_seconds >= confinement.cpu_limit_seconds));
+}
+
+std::optional<std::string> DescribeExhaustion(const ChildResult& child,
+                                              const Confinement& confinement) {
+  if (ExceededCpuLimit(child, confinement)) {
+    return fmt::format("exceeded --cpu-limit {} s of CPU time (killed by {} after {:.1f} s)",
+                       confinement.cpu_limit_seconds, SignalName(child.signal), child.cpu_seconds);
+  }
+  if (confinement.memory_limit_bytes > 0) {
+    const bool allocation_failed = child.output.find(kAllocationFailedMarker) != std::string::npos;
+    // Private memory in use is at most the limit, and resident memory is
+    // mostly that; this close to the limit, the next allocation had nowhere
+    // to go.
+    const bool at_the_limit = static_cast<double>(child.peak_resident_bytes) >=
+                              0.9 * static_cast<double>(confinement.memory_limit_bytes);
+    if (allocation_failed || at_the_limit) {
+      return fmt::format(
+          "exceeded --memory-limit {}{} (peak resident memory {})", confinement.memory_limit_label,
+          allocation_failed ? ": an allocation failed" : "", Mebibytes(child.peak_resident_bytes));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace sectl::isolation

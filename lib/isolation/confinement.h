@@ -1,0 +1,77 @@
+// What a plugin's child process may use and see. sectl runs code it did not
+// write and cannot trust; the confinement bounds what that code can take
+// (memory, CPU time) and what it is shown (environment, descriptors, a
+// terminal), so that a greedy or nosy plugin ends in a clear result instead
+// of taking the machine, the run or its secrets with it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sectl::isolation {
+
+struct ChildResult;
+
+struct Confinement {
+  // The child's private writable memory: heap, anonymous mappings, thread
+  // stacks (RLIMIT_DATA); an allocation beyond it fails. Not the address
+  // space (RLIMIT_AS): device runtimes reserve vast inaccessible ranges that
+  // use no memory, and mapped libraries are shared. 0: no limit.
+  // `memory_limit_label` is how the user wrote it ("512MiB"), for messages.
+  uint64_t memory_limit_bytes = 0;
+  std::string memory_limit_label;
+  // The child's CPU time (RLIMIT_CPU): SIGXCPU at this many seconds, SIGKILL
+  // a second later. 0: no limit.
+  int cpu_limit_seconds = 0;
+  // Variables the plugin sees besides kAllowedEnvironment (--pass-env NAME).
+  std::vector<std::string> passed_environment;
+};
+
+// The environment variables a plugin sees when sectl has them set: enough to
+// find programs, a home and temporary directory, and the locale and time
+// zone. Everything else (tokens, credentials, CI secrets) stays with sectl
+// unless passed by name. "LC_*" stands for every locale category.
+inline constexpr std::string_view kAllowedEnvironment[] = {"PATH",     "HOME", "TMPDIR", "LANG",
+                                                           "LANGUAGE", "LC_*", "TZ"};
+
+// "NAME=value" for every variable of `environment` (a null-terminated array
+// like `environ`) that is allowed or passed.
+std::vector<std::string> PluginEnvironment(const char* const* environment,
+                                           const std::vector<std::string>& passed);
+
+// The exit status of a child that found its result channel closed or
+// replaced when it came to report: the plugin took sectl's descriptor.
+inline constexpr int kResultChannelLost = 121;
+
+// In the child, before any plugin code runs: a session of its own (so no
+// controlling terminal, and one process group to kill), stdin from
+// /dev/null, no descriptor but 0-2 and `result_fd`, the plugin's
+// environment, and the limits. Returns false if a limit cannot be set.
+bool ConfineChild(const Confinement& confinement, const std::vector<std::string>& environment,
+                  int result_fd);
+
+// Writes a check's answer to the result channel, if it is still the
+// channel sectl made. A plugin may have closed it, or opened something else
+// in its place; then the child exits with kResultChannelLost rather than
+// write its answer somewhere else.
+bool WriteResult(int result_fd, const std::string& text);
+
+// Whether the child was killed for using more CPU time than the limit.
+bool ExceededCpuLimit(const ChildResult& child, const Confinement& confinement);
+
+// Why a finished child ended, when a limit explains it: "exceeded
+// --cpu-limit 2 s of CPU time (killed by SIGXCPU)", "exceeded --memory-limit
+// 512MiB: an allocation failed (peak resident memory 498 MiB)". Empty when
+// no limit was reached.
+std::optional<std::string> DescribeExhaustion(const ChildResult& child,
+                                              const Confinement& confinement);
+
+// The line a confined child writes to its output when an allocation fails,
+// so the parent can tell memory exhaustion from other failures.
+inline constexpr std::string_view kAllocationFailedMarker =
+    "sectl: an allocation failed under the memory limit\n";
+
+}  // namespace sectl::isolation

@@ -1,0 +1,228 @@
+// sectl against plugins that misbehave the way untrusted code might: crashes
+// in every phase, memory and CPU exhaustion, forks, threads, signal
+// dispositions, stolen descriptors, and snooping on the environment, stdin
+// and the terminal. In each case the run completes, the report is valid and
+// complete, and the result names what happened (docs/failure-modes.md).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sectl_process.h"
+
+namespace sectl {
+namespace {
+
+using nlohmann::json;
+using testing::CommandResult;
+using testing::FixturePlugin;
+using testing::RunSectl;
+
+// Sanitizers reserve terabytes of shadow memory as private writable
+// mappings, which RLIMIT_DATA counts: under them no limit short of that
+// leaves room for a single allocation.
+#if defined(SECTL_SANITIZED)
+constexpr bool kMemoryLimitsWork = false;
+#else
+constexpr bool kMemoryLimitsWork = true;
+#endif
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// `sectl conform --report json` of one check of a fixture; the JSON report.
+json ConformOneCheck(const std::string& fixture, const std::string& check,
+                     std::vector<std::string> extra, int expected_exit) {
+  std::vector<std::string> arguments{
+      "conform", FixturePlugin(fixture), "--report", "json", "--filter", check, "--jobs",
+      "1",       "--no-throughput"};
+  arguments.insert(arguments.end(), extra.begin(), extra.end());
+  const CommandResult result = RunSectl(arguments);
+  EXPECT_EQ(result.exit_code, expected_exit) << result.err;
+  try {
+    return json::parse(result.out);
+  } catch (const json::exception& error) {
+    ADD_FAILURE() << "stdout is not a JSON report: " << error.what() << "\n" << result.out;
+    return json::object();
+  }
+}
+
+json OnlyResult(const json& report) {
+  if (!report.contains("results") || report["results"].size() != 1) {
+    ADD_FAILURE() << "expected exactly one result:\n" << report.dump(2);
+    return json::object();
+  }
+  return report["results"][0];
+}
+
+std::string MessageOf(const json& result) { return result.value("message", std::string()); }
+std::string LogOf(const json& result) { return result.value("log", std::string()); }
+
+// Whether `pid` has gone, or is a zombie waiting for whoever inherited it:
+// either way it runs no more code.
+bool ProcessHasEnded(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return true;
+  std::string text((std::istreambuf_iterator<char>(stat)), {});
+  const auto state = text.rfind(')');
+  return state != std::string::npos && state + 2 < text.size() && text[state + 2] == 'Z';
+}
+
+// ---- crashes in every phase -------------------------------------------------
+
+TEST(Hardening, ACrashWhileLoadingIsALoadErrorNamingTheSignal) {
+  const json report = ConformOneCheck("untrusted_crash_on_load", "memcpy.htod", {}, 1);
+  ASSERT_TRUE(report["load_error"].is_string()) << report.dump(2);
+  EXPECT_TRUE(Contains(report["load_error"], "crashed with SIGSEGV")) << report["load_error"];
+
+  const CommandResult probe = RunSectl({"probe", FixturePlugin("untrusted_crash_on_load")});
+  EXPECT_EQ(probe.exit_code, 1);
+  EXPECT_TRUE(Contains(probe.err, "crashed with SIGSEGV")) << probe.err;
+  EXPECT_EQ(std::count(probe.err.begin(), probe.err.end(), '\n'), 1) << probe.err;
+}
+
+TEST(Hardening, ACrashInCreateDeviceIsACrashOfTheCheckNamingTheCall) {
+  const json report = ConformOneCheck("untrusted_crash_in_create_device", "memcpy.htod", {}, 1);
+  const json result = OnlyResult(report);
+  EXPECT_EQ(result["status"], "crash") << result.dump(2);
+  EXPECT_TRUE(Contains(MessageOf(result), "SIGSEGV in SP_PlatformFns.create_device"))
+      << MessageOf(result);
+}
+
+TEST(Hardening, ACrashInTeardownIsACrashOfTheCheckNamingTheCall) {
+  const json report = ConformOneCheck("untrusted_crash_in_destroy_device", "memcpy.htod", {}, 1);
+  const json result = OnlyResult(report);
+  EXPECT_EQ(result["status"], "crash") << result.dump(2);
+  EXPECT_TRUE(Contains(MessageOf(result), "SIGSEGV in SP_PlatformFns.destroy_device"))
+      << MessageOf(result);
+}
+
+// ---- resource exhaustion ----------------------------------------------------
+
+TEST(Hardening, MemoryExhaustionUnderALimitIsReportedAsSuch) {
+  if (!kMemoryLimitsWork) GTEST_SKIP() << "RLIMIT_DATA cannot be enforced under a sanitizer";
+  const json report =
+      ConformOneCheck("untrusted_hog", "memcpy.htod", {"--memory-limit", "256MiB"}, 1);
+  const json result = OnlyResult(report);
+  EXPECT_EQ(result["status"], "crash") << result.dump(2);
+  EXPECT_TRUE(MessageOf(result).starts_with("exceeded --memory-limit 256MiB")) << MessageOf(result);
+  EXPECT_TRUE(Contains(MessageOf(result), "in SP_StreamExecutor.memcpy_htod")) << MessageOf(result);
+  EXPECT_TRUE(result["details"].contains("resource_limit"));
+}
+
+TEST(Hardening, CpuExhaustionUnderALimitIsATimeoutNamingTheLimit) {
+  const json report = ConformOneCheck("untrusted_spin", "memcpy.htod", {"--cpu-limit", "1"}, 1);
+  const json result = OnlyResult(report);
+  EXPECT_EQ(result["status"], "timeout") << result.dump(2);
+  EXPECT_TRUE(
+      MessageOf(result).starts_with("exceeded --cpu-limit 1 s of CPU time (killed by SIGXCPU"))
+      << MessageOf(result);
+  EXPECT_TRUE(Contains(MessageOf(result), "in SP_StreamExecutor.memcpy_htod")) << MessageOf(result);
+}
+
+TEST(Hardening, LimitsThatDoNotBiteChangeNothing) {
+  if (!kMemoryLimitsWork) GTEST_SKIP() << "RLIMIT_DATA cannot be enforced under a sanitizer";
+  const json report = ConformOneCheck("untrusted_threads", "memcpy.*",
+                                      {"--memory-limit", "1GiB", "--cpu-limit", "60"}, 0);
+  for (const json& result : report["results"]) {
+    EXPECT_TRUE(result["status"] == "pass" || result["status"] == "skip") << result.dump(2);
+  }
+}
+
+TEST(Hardening, MalformedLimitsAreOneLineUsageErrors) {
+  for (const std::vector<std::string>& flags : {std::vector<std::string>{"--memory-limit", "lots"},
+                                                std::vector<std::string>{"--memory-limit", "0"},
+                                                std::vector<std::string>{"--cpu-limit", "0"},
+                                                std::vector<std::string>{"--pass-env", "A=B"}}) {
+    std::vector<std::string> arguments{"conform"};
+    arguments.insert(arguments.end(), flags.begin(), flags.end());
+    const CommandResult result = RunSectl(arguments);
+    EXPECT_EQ(result.exit_code, 2) << flags[0] << " " << flags[1] << ": " << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+}
+
+// ---- processes, threads, signals --------------------------------------------
+
+TEST(Hardening, AGrandchildLeftBehindIsKilledWithItsCheck) {
+  const json report = ConformOneCheck("untrusted_fork", "memcpy.htod", {}, 0);
+  const json result = OnlyResult(report);
+  EXPECT_EQ(result["status"], "pass") << result.dump(2);
+  const std::string log = LogOf(result);
+  const std::string marker = "left grandchild ";
+  ASSERT_TRUE(Contains(log, marker)) << log;
+  const pid_t grandchild = std::stoi(log.substr(log.find(marker) + marker.size()));
+  ASSERT_GT(grandchild, 0);
+  // sectl has exited; the grandchild was killed with the check's process
+  // group before that. Allow the kernel a moment to tear it down.
+  bool ended = false;
+  for (int i = 0; i < 100 && !ended; ++i) {
+    ended = ProcessHasEnded(grandchild);
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(ended) << "grandchild " << grandchild << " is still running";
+  if (!ended) ::kill(grandchild, SIGKILL);
+}
+
+TEST(Hardening, ThreadsLeftRunningDoNotSpoilTheResultOrTheReport) {
+  const json report = ConformOneCheck("untrusted_threads", "memcpy.htod", {}, 0);
+  const json result = OnlyResult(report);
+  EXPECT_EQ(result["status"], "pass") << result.dump(2);
+  EXPECT_TRUE(Contains(LogOf(result), "a thread still running"));
+}
+
+TEST(Hardening, SignalDispositionsAndMasksOfThePluginStayInItsProcess) {
+  const json report = ConformOneCheck("untrusted_signals", "memcpy.*", {}, 0);
+  ASSERT_FALSE(report["results"].empty());
+  for (const json& result : report["results"]) {
+    EXPECT_TRUE(result["status"] == "pass" || result["status"] == "skip") << result.dump(2);
+  }
+}
+
+// ---- descriptors, environment, stdin, terminal ------------------------------
+
+TEST(Hardening, APluginThatClosesEveryDescriptorIsACrashSayingSo) {
+  const json report = ConformOneCheck("untrusted_close_fds", "memcpy.htod", {}, 1);
+  const json result = OnlyResult(report);
+  EXPECT_EQ(result["status"], "crash") << result.dump(2);
+  EXPECT_TRUE(Contains(MessageOf(result), "closed or replaced the descriptor"))
+      << MessageOf(result);
+}
+
+TEST(Hardening, APluginThatReplacesSectlsDescriptorIsACrashSayingSo) {
+  const json report = ConformOneCheck("untrusted_replace_fds", "memcpy.htod", {}, 1);
+  const json result = OnlyResult(report);
+  EXPECT_EQ(result["status"], "crash") << result.dump(2);
+  EXPECT_TRUE(Contains(MessageOf(result), "closed or replaced the descriptor"))
+      << MessageOf(result);
+}
+
+TEST(Hardening, ThePluginSeesOnlyAllowedAndPassedEnvironmentNoStdinNoTerminal) {
+  ::setenv("SECTL_TEST_SECRET", "hunter2", 1);
+  ::setenv("SECTL_TEST_PASSED", "visible", 1);
+  const json report = ConformOneCheck("untrusted_snoop", "memcpy.htod",
+                                      {"--pass-env", "SECTL_TEST_PASSED", "-v"}, 0);
+  ::unsetenv("SECTL_TEST_SECRET");
+  ::unsetenv("SECTL_TEST_PASSED");
+  const json result = OnlyResult(report);
+  EXPECT_EQ(result["status"], "pass") << result.dump(2);
+  const std::string log = LogOf(result);
+  EXPECT_TRUE(Contains(log, "SECTL_TEST_SECRET=(unset) SECTL_TEST_PASSED=visible")) << log;
+  EXPECT_FALSE(Contains(log, "hunter2")) << log;
+  EXPECT_TRUE(Contains(log, "stdin read returned 0")) << log;  // /dev/null, not sectl's stdin
+  EXPECT_TRUE(Contains(log, "/dev/tty: No such device or address")) << log;  // no terminal
+  EXPECT_TRUE(Contains(log, "1 descriptors above 2")) << log;  // the result channel alone
+}
+
+}  // namespace
+}  // namespace sectl

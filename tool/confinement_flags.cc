@@ -1,0 +1,44 @@
+#include "tool/confinement_flags.h"
+
+#include <fmt/format.h>
+
+#include "bench/byte_sizes.h"
+
+namespace sectl::tool {
+
+void AddConfinementFlags(CLI::App& command, ConfinementFlags& flags) {
+  command.add_option("--memory-limit", flags.memory_limit,
+                     "Address space of each plugin process, e.g. 512MiB; an allocation past it "
+                     "fails and the result says so");
+  command
+      .add_option("--cpu-limit", flags.cpu_limit_seconds,
+                  "CPU seconds of each plugin process before it is killed (SIGXCPU)")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--pass-env", flags.pass_env,
+                     "Also give the plugin this environment variable (repeatable); by default it "
+                     "sees only PATH, HOME, TMPDIR, LANG, LANGUAGE, LC_* and TZ");
+}
+
+Expected<isolation::Confinement> ConfinementFromFlags(const ConfinementFlags& flags) {
+  isolation::Confinement confinement;
+  if (!flags.memory_limit.empty()) {
+    auto bytes = bench::ParseByteSize(flags.memory_limit);
+    if (!bytes) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--memory-limit: {}", bytes.error().message()));
+    }
+    confinement.memory_limit_bytes = *bytes;
+    confinement.memory_limit_label = flags.memory_limit;
+  }
+  confinement.cpu_limit_seconds = flags.cpu_limit_seconds;
+  for (const std::string& name : flags.pass_env) {
+    if (name.empty() || name.find('=') != std::string::npos) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--pass-env: '{}' is not a variable name", name));
+    }
+  }
+  confinement.passed_environment = flags.pass_env;
+  return confinement;
+}
+
+}  // namespace sectl::tool
