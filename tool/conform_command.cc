@@ -149,6 +149,24 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
       ->check(CLI::IsMember(conform::CheckRegistry::Global().Profiles()))
       ->capture_default_str();
   conform->add_flag("-v,--verbose", options.verbose, "Show every result's message in the table");
+  conform->add_flag("--no-throughput", options.no_throughput,
+                    "Do not end the report with copy bandwidth at 16 MiB (informational; it "
+                    "never changes the verdict)");
+  conform
+      ->add_option("--abi", options.abi,
+                   "The plugin's API: auto (from its exported symbols), streamexecutor, or "
+                   "tvm-c-device (TVM's C Device API; runs the tvm-c-device profile)")
+      ->check(CLI::IsMember({"auto", "streamexecutor", "tvm-c-device"}))
+      ->capture_default_str();
+  conform->add_option("--tvm-device", options.tvm_device,
+                      "TVM C Device API device under test: a target name (ethos-u) or its C "
+                      "name (EthosU). Default: the first the plugin exports");
+  conform
+      ->add_option("--context-bytes", options.context_bytes,
+                   "Bytes of zeroed, guarded storage sectl provides as a TVM device's context")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+      ->capture_default_str();
+  AddConfinementFlags(*conform, options.confinement);
   return conform;
 }
 
@@ -169,6 +187,7 @@ int RunConformCommand(const ConformCommandOptions& options) {
   if (options.list) return ListChecks(options, selection);
 
   conform::ConformOptions run;
+  run.throughput = !options.no_throughput;
   if (options.plugin.empty()) {
     auto bundled = BundledPluginPath("sectl_cpu");
     if (!bundled) return ReportUsageError(bundled.error().message());
@@ -185,11 +204,27 @@ int RunConformCommand(const ConformCommandOptions& options) {
     run.baseline = std::move(*baseline);
   }
   run.profile = options.profile;
+  // A TVM C Device API plugin runs its own profile; the StreamExecutor
+  // profiles cannot run on it, nor its profile on a StreamExecutor plugin.
+  auto abi = loader::ChoosePluginAbi(options.abi, run.settings.plugin_path);
+  if (!abi) return ReportUsageError(abi.error().message());
+  run.settings.abi = *abi;
+  run.settings.tvm_device = options.tvm_device;
+  run.settings.tvm_context_bytes = options.context_bytes;
+  if (*abi == loader::PluginAbi::kTvmCDevice && options.profile == conform::kTensorFlowProfile) {
+    run.profile = "tvm-c-device";
+  } else if ((*abi == loader::PluginAbi::kTvmCDevice) != (options.profile == "tvm-c-device")) {
+    return ReportUsageError(fmt::format("--profile {} does not apply to a {} plugin",
+                                        options.profile, loader::PluginAbiName(*abi)));
+  }
   run.selection = selection;
   run.jobs = options.jobs > 0 ? options.jobs
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   run.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
   run.isolate = options.isolation != "none";
+  auto confinement = ConfinementFromFlags(options.confinement);
+  if (!confinement) return ReportUsageError(confinement.error().message());
+  run.confinement = std::move(*confinement);
   run.command_line = options.command_line;
   run.tool_version = SECTL_VERSION;
   Progress progress;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tool/confinement_flags.h"
+
 namespace sectl::tool {
 
 struct ConformCommandOptions {
@@ -22,6 +24,10 @@ struct ConformCommandOptions {
   std::string write_baseline;
   std::string list_format = "table";
   std::string profile = "tensorflow";
+  // TVM's C Device API: --abi, --tvm-device, --context-bytes.
+  std::string abi = "auto";
+  std::string tvm_device;
+  size_t context_bytes = 256;
   std::vector<std::string> command_line;
   std::optional<uint64_t> seed;
   double timeout_seconds = 30;
@@ -32,6 +38,8 @@ struct ConformCommandOptions {
   bool list = false;
   bool lazy = false;
   bool verbose = false;
+  bool no_throughput = false;
+  ConfinementFlags confinement;
 };
 
 CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options);

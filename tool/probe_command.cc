@@ -10,6 +10,7 @@
 #include "probe/probe_json.h"
 #include "probe/probe_table.h"
 #include "probe/run_probe.h"
+#include "probe/tvm_c_device_probe.h"
 #include "tool/bundled_plugin.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
@@ -47,8 +48,31 @@ CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options) {
                    "Run the plugin in a child process, or in sectl itself (for debugging)")
       ->check(CLI::IsMember({"process", "none"}))
       ->capture_default_str();
+  AddConfinementFlags(*probe, options.confinement);
+  probe
+      ->add_option("--abi", options.abi,
+                   "The plugin's API: auto (from its exported symbols), streamexecutor, or "
+                   "tvm-c-device (lists the TVM C Device API devices it exports)")
+      ->check(CLI::IsMember({"auto", "streamexecutor", "tvm-c-device"}))
+      ->capture_default_str();
   return probe;
 }
+
+namespace {
+
+// A TVM C Device API plugin: its devices and hooks, from its symbols.
+int ProbeTvmCDevicePlugin(const ProbeCommandOptions& options, const std::string& path) {
+  auto probe = probe::ProbeTvmCDevicePlugin(path);
+  if (!probe) return ReportError(probe.error());
+  const std::string text = options.format == "json" ? probe::TvmCDeviceProbeToJson(*probe)
+                                                    : probe::RenderTvmCDeviceProbeTable(*probe);
+  if (auto written = WriteReport(options.output, text); !written) {
+    return ReportError(written.error());
+  }
+  return probe->HasErrors() ? kExitPluginProblem : kExitSuccess;
+}
+
+}  // namespace
 
 int RunProbeCommand(const ProbeCommandOptions& options) {
   probe::RunProbeOptions run;
@@ -59,12 +83,19 @@ int RunProbeCommand(const ProbeCommandOptions& options) {
   } else {
     run.probe.plugin_path = loader::PluginPathFromArgument(options.plugin);
   }
+  if (auto abi = loader::ChoosePluginAbi(options.abi, run.probe.plugin_path);
+      abi && *abi == loader::PluginAbi::kTvmCDevice) {
+    return ProbeTvmCDevicePlugin(options, run.probe.plugin_path);
+  }
   run.probe.lazy = options.lazy;
   run.probe.generation = *abi::FindHostGeneration(options.tf_version);
   run.probe.tool_version = SECTL_VERSION;
   run.isolation =
       options.isolation == "none" ? probe::Isolation::kNone : probe::Isolation::kProcess;
   run.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
+  auto confinement = ConfinementFromFlags(options.confinement);
+  if (!confinement) return ReportError(confinement.error());
+  run.confinement = std::move(*confinement);
 
   auto report = probe::RunProbe(run);
   if (!report) return ReportError(report.error());

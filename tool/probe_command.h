@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "tool/confinement_flags.h"
+
 namespace sectl::tool {
 
 struct ProbeCommandOptions {
@@ -14,6 +16,8 @@ struct ProbeCommandOptions {
   bool lazy = false;
   double timeout_seconds = 30;
   std::string isolation = "process";
+  std::string abi = "auto";  // --abi: auto, streamexecutor, tvm-c-device
+  ConfinementFlags confinement;
 };
 
 CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options);

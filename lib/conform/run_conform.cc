@@ -6,16 +6,15 @@
 #include <filesystem>
 
 #include "base/file_digest.h"
+#include "base/timestamp.h"
 #include "conform/check_runner.h"
+#include "conform/throughput.h"
+#include "conform/tvm_preflight.h"
 
 namespace sectl::conform {
 namespace {
 
 using Clock = std::chrono::system_clock;
-
-std::string IsoTimestamp(Clock::time_point when) {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(when));
-}
 
 report::CheckResult SkippedByBaseline(const PlannedCheck& planned, const BaselineEntry& entry) {
   report::CheckResult result;
@@ -28,6 +27,16 @@ report::CheckResult SkippedByBaseline(const PlannedCheck& planned, const Baselin
   result.message =
       fmt::format("not run: the baseline skips it ({}: {})", entry.location, entry.reason);
   return result;
+}
+
+// A TVM C Device API plugin's facts in the StreamExecutor form the rest of
+// the run uses (the --device ordinal is always 0 for it).
+Expected<PluginFacts> TvmFactsAsPluginFacts(const Expected<TvmPluginFacts>& facts) {
+  if (!facts) return tl::unexpected(facts.error());
+  PluginFacts common;
+  common.abi_vintage = "TVM C Device API (RFC 0031, TVM v0.9-v0.18)";
+  common.device_count = facts->device_count;
+  return common;
 }
 
 }  // namespace
@@ -63,7 +72,18 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
   report.plugin.entry = "SE_InitPlugin";
   if (auto digest = Sha256OfFile(options.settings.plugin_path)) report.plugin.sha256 = *digest;
 
-  auto facts = Preflight(options.settings, options.timeout, options.isolate);
+  Expected<PluginFacts> facts = PluginFacts{};
+  if (options.settings.abi == loader::PluginAbi::kTvmCDevice) {
+    auto tvm_facts = PreflightTvmCDevice(options.settings, options.timeout, options.isolate);
+    if (!tvm_facts && tvm_facts.error().code() == ErrorCode::kInvalidArgument) {
+      return tl::unexpected(tvm_facts.error());  // --tvm-device names no device of the plugin
+    }
+    report.plugin.entry =
+        tvm_facts ? fmt::format("TVMDevice{}*", tvm_facts->devices.device) : "TVMDevice*";
+    facts = TvmFactsAsPluginFacts(tvm_facts);
+  } else {
+    facts = Preflight(options.settings, options.timeout, options.isolate, options.confinement);
+  }
   if (!facts) {
     report.load_error = facts.error().message();
   } else if (options.settings.device_ordinal >= facts->device_count) {
@@ -91,13 +111,17 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
         run_positions.push_back(i);
       }
     }
-    RunnerOptions runner{options.settings, options.jobs, options.timeout, options.isolate,
-                         options.on_result};
+    RunnerOptions runner{options.settings, options.jobs,      options.timeout,
+                         options.isolate,  options.on_result, options.confinement};
     auto results = RunChecks(to_run, runner);
     for (size_t i = 0; i < results.size(); ++i) {
       report.results[run_positions[i]] = std::move(results[i]);
     }
     if (options.baseline) ApplyBaseline(*options.baseline, options.today, report.results);
+    if (options.throughput && options.profile == kTensorFlowProfile) {
+      report.throughput = MeasureThroughput(options.settings, options.isolate, options.timeout,
+                                            options.confinement);
+    }
   }
   report.summary = report::Summarize(report.results);
   report.duration_s =

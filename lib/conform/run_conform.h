@@ -25,12 +25,16 @@ struct ConformOptions {
   std::chrono::milliseconds timeout{30'000};
   bool isolate = true;
   std::optional<Baseline> baseline;
+  // End the report with copy bandwidth at one size (tensorflow profile).
+  bool throughput = true;
   std::chrono::year_month_day today = Today();
   std::vector<std::string> command_line;
   std::string tool_version;
   // Called as checks start (with the number planned) and as each finishes.
   std::function<void(size_t planned)> on_start;
   std::function<void(const report::CheckResult&)> on_result;
+  // Resource limits and environment of the plugin's processes.
+  isolation::Confinement confinement;
 };
 
 // The checks of `profile` that the selection keeps, in run order.
