@@ -16,6 +16,7 @@
 #include "host/device.h"
 #include "host/journal.h"
 #include "host/platform.h"
+#include "isolation/child_error.h"
 #include "isolation/child_process.h"
 #include "isolation/shared_memory.h"
 #include "loader/plugin_library.h"
@@ -53,21 +54,6 @@ struct ProgressRegion {
     return text;
   }
 };
-
-std::string EncodeError(const Error& error) {
-  return nlohmann::json{{"code", static_cast<int>(error.code())}, {"message", error.message()}}
-      .dump();
-}
-
-Error DecodeError(const std::string& text) {
-  try {
-    const auto document = nlohmann::json::parse(text);
-    return Error(static_cast<ErrorCode>(document.at("code").get<int>()),
-                 document.at("message").get<std::string>());
-  } catch (const nlohmann::json::exception&) {
-    return Error(ErrorCode::kInternal, "the bench process sent an unreadable error");
-  }
-}
 
 // Registers the plugin and measures; runs in the child (or in sectl itself
 // without isolation).
@@ -161,10 +147,10 @@ Expected<BenchReport> MeasureIsolated(const BenchOptions& options) {
       [&](int result_fd) {
         auto report = Measure(options, journal, *progress->get());
         if (!report) {
-          isolation::WriteAll(result_fd, EncodeError(report.error()));
+          isolation::WriteResult(result_fd, isolation::EncodeChildError(report.error()));
           return kChildFailed;
         }
-        isolation::WriteAll(result_fd, BenchReportToJsonText(*report));
+        isolation::WriteResult(result_fd, BenchReportToJsonText(*report));
         return kChildReported;
       },
       // The stall timeout bounds a hang; this bounds a run that keeps
@@ -189,7 +175,7 @@ Expected<BenchReport> MeasureIsolated(const BenchOptions& options) {
       break;
   }
   if (ended->exit_code == kChildFailed && !ended->result.empty())
-    return tl::unexpected(DecodeError(ended->result));
+    return tl::unexpected(isolation::DecodeChildError(ended->result, "the bench process"));
   if (ended->exit_code != kChildReported || ended->result.empty()) {
     return Fail(ErrorCode::kPluginError,
                 fmt::format("{}: the plugin ended the process with exit status {} {}", plugin,

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/journal.h"
+#include "isolation/child_error.h"
 #include "isolation/child_process.h"
 #include "isolation/shared_memory.h"
 #include "probe/probe_json.h"
@@ -15,21 +16,6 @@ namespace {
 // The child's exit codes: a report, or sectl's own error about the plugin.
 constexpr int kChildReported = 0;
 constexpr int kChildFailed = 3;
-
-std::string EncodeError(const Error& error) {
-  return nlohmann::json{{"code", static_cast<int>(error.code())}, {"message", error.message()}}
-      .dump();
-}
-
-Error DecodeError(const std::string& text) {
-  try {
-    const auto document = nlohmann::json::parse(text);
-    return Error(static_cast<ErrorCode>(document.at("code").get<int>()),
-                 document.at("message").get<std::string>());
-  } catch (const nlohmann::json::exception&) {
-    return Error(ErrorCode::kInternal, "the probe process sent an unreadable error");
-  }
-}
 
 std::string PluginOutputTail(const std::string& captured) {
   constexpr size_t kTail = 200;
@@ -60,7 +46,7 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
       [&](int result_fd) {
         auto report = CollectProbe(options.probe, journal);
         if (!report) {
-          isolation::WriteResult(result_fd, EncodeError(report.error()));
+          isolation::WriteResult(result_fd, isolation::EncodeChildError(report.error()));
           return kChildFailed;
         }
         isolation::WriteResult(result_fd, ProbeReportToJson(*report));
@@ -89,7 +75,7 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
       break;
   }
   if (child->exit_code == kChildFailed && !child->result.empty())
-    return tl::unexpected(DecodeError(child->result));
+    return tl::unexpected(isolation::DecodeChildError(child->result, "the probe process"));
   if (child->exit_code != kChildReported || child->result.empty()) {
     return Fail(ErrorCode::kPluginError,
                 fmt::format("{}: the plugin ended the process with exit status {} {}{}", plugin,
