@@ -146,7 +146,10 @@ void WriteHeader(Writer& out, const ConformReport& report) {
   out.Line(fmt::format("{:<11} {}", "Plugin", Writer::Clean(report.plugin.path)));
   out.Line(fmt::format("{:<11} {}", "SHA-256", Writer::Clean(hash)));
   out.Line(fmt::format("{:<11} {}", "Profile", Writer::Clean(report.profile)));
-  out.Line(fmt::format("{:<11} {}", "TensorFlow", Writer::Clean(report.tf_version)));
+  // A TVM C Device API plugin is not registered by any TensorFlow host.
+  if (report.profile != "tvm-c-device") {
+    out.Line(fmt::format("{:<11} {}", "TensorFlow", Writer::Clean(report.tf_version)));
+  }
 }
 
 void WriteLoadError(Writer& out, const std::string& load_error) {
