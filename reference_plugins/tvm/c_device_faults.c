@@ -49,8 +49,10 @@ static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #if defined(FAULT_MALLOC_IN_OPEN)
 /* Open allocates a command buffer and Close frees it: against the RFC's
- * promise that the application provides all storage. */
-static void* command_buffer = NULL;
+ * promise that the application provides all storage. One per thread, so the
+ * only fault is the allocation: two threads running models at once (the
+ * two_threads diagnostic) must not free each other's buffer. */
+static _Thread_local void* command_buffer = NULL;
 #endif
 
 #if defined(FAULT_RACY_ACROSS_CONTEXTS)
