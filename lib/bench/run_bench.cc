@@ -161,13 +161,16 @@ Expected<BenchReport> MeasureIsolated(const BenchOptions& options) {
   if (!ended) return tl::unexpected(ended.error());
 
   const std::string& plugin = options.plugin_path;
-  const std::string output = isolation::SplitBacktrace(ended->output).plugin_output;
   switch (ended->end) {
     case isolation::ChildEnd::kTimedOut:
       return Fail(ErrorCode::kTimeout,
                   fmt::format("{}: the benchmark did not finish in time {}; it was killed", plugin,
                               journal.WhereCallsStopped()));
     case isolation::ChildEnd::kSignaled:
+      if (auto exhaustion = isolation::DescribeExhaustion(*ended, options.confinement)) {
+        return Fail(ErrorCode::kCrashed, fmt::format("{}: the plugin {} {}", plugin, *exhaustion,
+                                                     journal.WhereCallsStopped()));
+      }
       return Fail(ErrorCode::kCrashed,
                   fmt::format("{}: the plugin crashed with {} {}", plugin,
                               isolation::SignalName(ended->signal), journal.WhereCallsStopped()));

@@ -74,7 +74,8 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
 
   Expected<PluginFacts> facts = PluginFacts{};
   if (options.settings.abi == loader::PluginAbi::kTvmCDevice) {
-    auto tvm_facts = PreflightTvmCDevice(options.settings, options.timeout, options.isolate);
+    auto tvm_facts = PreflightTvmCDevice(options.settings, options.timeout, options.isolate,
+                                         options.confinement);
     if (!tvm_facts && tvm_facts.error().code() == ErrorCode::kInvalidArgument) {
       return tl::unexpected(tvm_facts.error());  // --tvm-device names no device of the plugin
     }

@@ -4,12 +4,14 @@
 
 #include "abi/plugin_functions.h"
 #include "isolation/child_process.h"
+#include "isolation/confinement.h"
 #include "loader/plugin_library.h"
 
 namespace sectl::conform {
 
 Expected<TvmPluginFacts> PreflightTvmCDevice(const CheckSettings& settings,
-                                             std::chrono::milliseconds timeout, bool isolate) {
+                                             std::chrono::milliseconds timeout, bool isolate,
+                                             const isolation::Confinement& confinement) {
   auto catalog = tvm::ReadCDeviceCatalog(settings.plugin_path);
   if (!catalog) return tl::unexpected(catalog.error());
   if (catalog->devices.empty()) {
@@ -30,10 +32,10 @@ Expected<TvmPluginFacts> PreflightTvmCDevice(const CheckSettings& settings,
     auto child = isolation::RunInChildProcess(
         [&](int result_fd) {
           auto library = loader::PluginLibrary::Open(settings.plugin_path, load);
-          isolation::WriteAll(result_fd, library ? std::string() : library.error().message());
+          isolation::WriteResult(result_fd, library ? std::string() : library.error().message());
           return library ? 0 : 1;
         },
-        {.timeout = timeout});
+        {.timeout = timeout, .confinement = confinement});
     if (!child) return tl::unexpected(child.error());
     switch (child->end) {
       case isolation::ChildEnd::kTimedOut:

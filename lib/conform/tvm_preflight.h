@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "conform/check_context.h"
+#include "isolation/confinement.h"
 
 namespace sectl::conform {
 
@@ -20,6 +21,7 @@ struct TvmPluginFacts {
 // kInvalidArgument for a --tvm-device the plugin does not have (a usage
 // error); any other error is the plugin's load error.
 Expected<TvmPluginFacts> PreflightTvmCDevice(const CheckSettings& settings,
-                                             std::chrono::milliseconds timeout, bool isolate);
+                                             std::chrono::milliseconds timeout, bool isolate,
+                                             const isolation::Confinement& confinement);
 
 }  // namespace sectl::conform
