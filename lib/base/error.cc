@@ -30,8 +30,16 @@ std::string_view ErrorCodeName(ErrorCode code) {
   return "unknown error";
 }
 
+Error Error::BlamedOn(abi::PluginFunction function) const {
+  Error blamed = *this;
+  blamed.culprit_ = function;
+  return blamed;
+}
+
 Error Error::WithContext(std::string_view context) const {
-  return Error(code_, fmt::format("{}: {}", context, message_));
+  Error wider = *this;
+  wider.message_ = fmt::format("{}: {}", context, message_);
+  return wider;
 }
 
 }  // namespace sectl

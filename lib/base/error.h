@@ -4,9 +4,16 @@
 // could not do what was asked" (no such file, not a plugin, bad flag).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tl/expected.hpp>
+
+namespace sectl::abi {
+// Declared in abi/plugin_functions.h; an error only carries one.
+enum class PluginFunction : uint8_t;
+}  // namespace sectl::abi
 
 namespace sectl {
 
@@ -33,12 +40,20 @@ class Error {
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
 
+  // The plugin function whose call failed (returned an error status, threw,
+  // or answered what no caller can use), when the error is a plugin's. A
+  // conformance check uses it to tell a defect in what it tests from one in
+  // a function it merely uses.
+  std::optional<abi::PluginFunction> culprit() const { return culprit_; }
+  Error BlamedOn(abi::PluginFunction function) const;
+
   // The same error with "context: " in front, as an error travels up.
   Error WithContext(std::string_view context) const;
 
  private:
   ErrorCode code_;
   std::string message_;
+  std::optional<abi::PluginFunction> culprit_;
 };
 
 template <typename T>
@@ -47,6 +62,13 @@ using Expected = tl::expected<T, Error>;
 // `return Fail(ErrorCode::kNotFound, "...")` from a function returning Expected<T>.
 inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
   return tl::unexpected<Error>(Error(code, std::move(message)));
+}
+
+// `return PluginFailure(PluginFunction::kAllocate, "...")`: the plugin's
+// function `culprit` failed (ErrorCode::kPluginError, blamed on it).
+inline tl::unexpected<Error> PluginFailure(abi::PluginFunction culprit, std::string message) {
+  return tl::unexpected<Error>(
+      Error(ErrorCode::kPluginError, std::move(message)).BlamedOn(culprit));
 }
 
 }  // namespace sectl

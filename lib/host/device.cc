@@ -86,9 +86,10 @@ Expected<MemoryUsage> Device::QueryMemoryUsage() const {
                                       &device_, &usage.free_bytes, &usage.total_bytes);
   if (!answered) return tl::unexpected(answered.error());
   if (*answered == 0) {
-    return Fail(ErrorCode::kPluginError,
-                "device_memory_usage returned false: TensorFlow fails to create the device "
-                "(\"Failed to query available memory\")");
+    return PluginFailure(
+        PluginFunction::kDeviceMemoryUsage,
+        "device_memory_usage returned false: TensorFlow fails to create the device "
+        "(\"Failed to query available memory\")");
   }
   return usage;
 }
@@ -110,8 +111,8 @@ Expected<DeviceMemory> Device::Allocate(uint64_t size, int64_t memory_space) con
   if (!called) return tl::unexpected(called.error());
   platform_.NoteOverrun("SP_DeviceMemoryBase", memory.host_bytes(), memory.BytesWrittenPastEnd());
   if (memory->opaque == nullptr && size > 0) {
-    return Fail(ErrorCode::kPluginError,
-                fmt::format("allocate returned no memory for {} bytes", size));
+    return PluginFailure(PluginFunction::kAllocate,
+                         fmt::format("allocate returned no memory for {} bytes", size));
   }
   return DeviceMemory(this, *memory.get());
 }
@@ -133,9 +134,10 @@ Expected<HostMemory> Device::AllocateHost(HostMemoryKind kind, uint64_t size) co
                                            fns().unified_memory_allocate, &device_, size);
   if (!data) return tl::unexpected(data.error());
   if (*data == nullptr && size > 0) {
-    return Fail(ErrorCode::kPluginError,
-                fmt::format("{} returned null for {} bytes",
-                            pinned ? "host_memory_allocate" : "unified_memory_allocate", size));
+    return PluginFailure(
+        pinned ? PluginFunction::kHostMemoryAllocate : PluginFunction::kUnifiedMemoryAllocate,
+        fmt::format("{} returned null for {} bytes",
+                    pinned ? "host_memory_allocate" : "unified_memory_allocate", size));
   }
   return HostMemory(this, kind, *data, size);
 }

@@ -29,8 +29,10 @@ class Dispatcher {
   Expected<R> Invoke(abi::PluginFunction function, R (*fn)(Params...), Args... args) const {
     if (fn == nullptr) {
       journal_.RecordMissing(function);
-      return Fail(ErrorCode::kUnimplemented,
-                  fmt::format("the plugin does not provide {}", abi::QualifiedName(function)));
+      return tl::unexpected(
+          Error(ErrorCode::kUnimplemented,
+                fmt::format("the plugin does not provide {}", abi::QualifiedName(function)))
+              .BlamedOn(function));
     }
     std::array<uint64_t, kMaxRecordedArguments> recorded{};
     const uint8_t count = RecordArguments(recorded, args...);
@@ -47,8 +49,8 @@ class Dispatcher {
       }
     } catch (...) {
       journal_.Finish(entry, CallState::kThrew, kNoStatus, 0);
-      return Fail(ErrorCode::kPluginError, fmt::format("{} threw a C++ exception across the C API",
-                                                       abi::QualifiedName(function)));
+      return PluginFailure(function, fmt::format("{} threw a C++ exception across the C API",
+                                                 abi::QualifiedName(function)));
     }
   }
 
@@ -61,9 +63,8 @@ class Dispatcher {
     auto called = Invoke(function, fn, args..., status.get());
     if (!called) return called;
     if (!status.ok()) {
-      return Fail(ErrorCode::kPluginError,
-                  fmt::format("{} failed: {}: {}", abi::QualifiedName(function),
-                              TfCodeName(status.code()), status.message()));
+      return PluginFailure(function, fmt::format("{} failed: {}: {}", abi::QualifiedName(function),
+                                                 TfCodeName(status.code()), status.message()));
     }
     return {};
   }

@@ -73,8 +73,17 @@ std::vector<std::string> Journal::DescribeLast(size_t count) const {
   return lines;
 }
 
+std::optional<abi::PluginFunction> Journal::LastThrowingFunction() const {
+  if (exception_count() == 0) return std::nullopt;
+  const uint8_t recorded = region_->last_exception_function.load(std::memory_order_relaxed);
+  if (recorded >= static_cast<uint8_t>(abi::PluginFunction::kCount)) return std::nullopt;
+  return static_cast<abi::PluginFunction>(recorded);
+}
+
 void Journal::Clear() {
   region_->calls.store(0, std::memory_order_relaxed);
+  region_->exceptions.store(0, std::memory_order_relaxed);
+  region_->last_exception_function.store(0, std::memory_order_relaxed);
   for (auto& entry : region_->entries) entry.sequence = 0;
 }
 

@@ -51,6 +51,10 @@ inline constexpr size_t kJournalCapacity = 256;
 // The journal's storage: plain data, so it can live in shared memory.
 struct JournalRegion {
   std::atomic<uint64_t> calls{0};
+  // C++ exceptions that came back across the C API, and the function of the
+  // latest: kept apart from the ring, which may have moved past the call.
+  std::atomic<uint64_t> exceptions{0};
+  std::atomic<uint8_t> last_exception_function{0};
   std::array<JournalEntry, kJournalCapacity> entries{};
 };
 
@@ -107,10 +111,21 @@ class Journal {
     entry->status_code = status_code;
     entry->result = result;
     entry->state = state;
+    if (state == CallState::kThrew) {
+      region_->last_exception_function.store(static_cast<uint8_t>(entry->function),
+                                             std::memory_order_relaxed);
+      region_->exceptions.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   void RecordMissing(abi::PluginFunction function);
 
   uint64_t call_count() const { return region_->calls.load(std::memory_order_relaxed); }
+
+  // How many plugin calls threw a C++ exception across the C API, and the
+  // function of the latest (nullopt when none did, or the number recorded
+  // is not a function's).
+  uint64_t exception_count() const { return region_->exceptions.load(std::memory_order_relaxed); }
+  std::optional<abi::PluginFunction> LastThrowingFunction() const;
 
   // The retained entries, oldest first (the newest kJournalCapacity calls).
   std::vector<JournalEntry> Entries() const;

@@ -106,8 +106,8 @@ Expected<std::shared_ptr<const HostCallbackRecord>> Stream::EnqueueHostCallback(
       &HostCallbackTrampoline, static_cast<void*>(record.get()));
   if (!enqueued) return tl::unexpected(enqueued.error());
   if (*enqueued == 0) {
-    return Fail(ErrorCode::kPluginError,
-                "host_callback returned false: the callback was not enqueued");
+    return PluginFailure(PluginFunction::kHostCallback,
+                         "host_callback returned false: the callback was not enqueued");
   }
   return std::shared_ptr<const HostCallbackRecord>(record);
 }

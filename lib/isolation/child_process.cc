@@ -144,7 +144,7 @@ std::string DemangleFrame(const std::string& frame) {
   const std::string mangled = frame.substr(open + 1, plus - open - 1);
   int status = -1;
   std::unique_ptr<char, decltype(&std::free)> name(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
+      ::abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
   if (status != 0 || !name) return frame;
   return frame.substr(0, open + 1) + name.get() + frame.substr(plus);
 }
