@@ -93,8 +93,16 @@ ConformReport SampleReport() {
   fixed.baseline = BaselineVerdict::kFixed;
   fixed.baseline_reason = "vendor bug 99";
   CheckResult error = Result("allocator.stats", CheckStatus::kError, "sectl ran out of memory");
-  report.results = {pass, regression, expected, warn, skip, crash, timeout, fixed, error};
+  regression.culprits = {"SP_StreamExecutor.memcpy_dtoh"};
+  regression.severity_reason = "TensorFlow 2.5 and later read every tensor back through it";
+  CheckResult blocked = Result("fill.memset", CheckStatus::kBlocked,
+                               "blocked: the process crashed with SIGSEGV in "
+                               "SP_StreamExecutor.memcpy_dtoh (call #7)");
+  blocked.culprits = {"SP_StreamExecutor.memcpy_dtoh"};
+  blocked.blocked_by_checks = {"memcpy.dtoh.sizes"};
+  report.results = {pass, regression, expected, warn, skip, crash, timeout, fixed, error, blocked};
   report.summary = Summarize(report.results);
+  report.root_causes = SummarizeRootCauses(report.results);
   return report;
 }
 
@@ -239,14 +247,14 @@ TEST(ConformTable, ShowsThroughputBeforeTheVerdict) {
 TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
   const std::string text = ConformReportToJson(SampleReport());
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 1,\n  \"kind\": \"sectl.conform\",\n", 0), 0u);
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 2,\n  \"kind\": \"sectl.conform\",\n", 0), 0u);
   const auto document = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
   for (const auto& item : document.items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "kind", "tool", "plugin", "host",
                                             "command_line", "started_at", "duration_s", "profile",
-                                            "tf_version", "load_error", "summary", "results",
-                                            "throughput"}));
+                                            "tf_version", "load_error", "summary", "root_causes",
+                                            "results", "throughput"}));
   EXPECT_TRUE(document["load_error"].is_null());
   EXPECT_EQ(document["results"][0]["baseline"], "");
   EXPECT_EQ(document["results"][1]["baseline"], "regression");
@@ -281,8 +289,12 @@ TEST(ConformJson, SchemaRejectsDrift) {
   ExpectRejectedBySchema(missing);
 
   json newer = SampleJson();
-  newer["schema_version"] = 2;
+  newer["schema_version"] = 3;
   ExpectRejectedBySchema(newer);
+
+  json unblamed = SampleJson();
+  unblamed["root_causes"][0].erase("blocked");
+  ExpectRejectedBySchema(unblamed);
 }
 
 TEST(ConformJson, RefusesWhatIsNotJson) {
@@ -300,10 +312,90 @@ TEST(ConformJson, RefusesAnotherKindOfReport) {
 
 TEST(ConformJson, NamesTheSchemaVersionFoundAndSupported) {
   json newer = SampleJson();
-  newer["schema_version"] = 2;
+  newer["schema_version"] = 3;
   const std::string error = FromJsonError(newer.dump());
-  EXPECT_TRUE(Contains(error, "schema_version 2")) << error;
-  EXPECT_TRUE(Contains(error, "supports schema_version 1")) << error;
+  EXPECT_TRUE(Contains(error, "schema_version 3")) << error;
+  EXPECT_TRUE(Contains(error, "reads schema_version 1 to 2")) << error;
+}
+
+// Version 1 had no blocked status, root causes or culprits; such reports
+// (saved shards, old CI artifacts) are still read, the new members empty.
+TEST(ConformJson, ReadsVersionOneReports) {
+  json old = json::parse(ConformReportToJson(PassingReport()));
+  old["schema_version"] = 1;
+  old.erase("root_causes");
+  old["summary"].erase("blocked");
+  for (auto& result : old["results"]) {
+    result.erase("culprits");
+    result.erase("blocked_by_checks");
+    result.erase("severity_reason");
+  }
+  const Expected<ConformReport> read = ConformReportFromJson(old.dump());
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(read->results.size(), 2u);
+  EXPECT_TRUE(read->results[0].culprits.empty());
+}
+
+TEST(ConformJson, KeepsRootCauses) {
+  const ConformReport sample = SampleReport();
+  const Expected<ConformReport> read = ConformReportFromJson(ConformReportToJson(sample));
+  ASSERT_TRUE(read) << read.error().message();
+  ASSERT_EQ(read->root_causes.size(), 1u);
+  EXPECT_EQ(read->root_causes[0].function, "SP_StreamExecutor.memcpy_dtoh");
+  EXPECT_EQ(read->root_causes[0].failed, std::vector<std::string>{"memcpy.dtoh.sizes"});
+  EXPECT_EQ(read->root_causes[0].blocked, std::vector<std::string>{"fill.memset"});
+  EXPECT_EQ(read->summary.CountOf(CheckStatus::kBlocked), 1);
+  EXPECT_EQ(read->results.back().blocked_by_checks, std::vector<std::string>{"memcpy.dtoh.sizes"});
+  EXPECT_EQ(read->results[1].severity_reason, sample.results[1].severity_reason);
+}
+
+TEST(RootCauses, OneLinePerFunctionTheWidestFirst) {
+  CheckResult failed =
+      Result("callback.enqueued", CheckStatus::kFail, "host_callback returned false");
+  failed.culprits = {"SP_StreamExecutor.host_callback"};
+  std::vector<CheckResult> results = {failed};
+  for (const char* id : {"stream.in_order", "event.status_values"}) {
+    CheckResult blocked = Result(id, CheckStatus::kBlocked, "host_callback returned false");
+    blocked.culprits = {"SP_StreamExecutor.host_callback"};
+    results.push_back(blocked);
+  }
+  CheckResult other = Result("timer.nanoseconds_unit", CheckStatus::kCrash, "SIGSEGV");
+  other.culprits = {"SP_TimerFns.nanoseconds"};
+  results.push_back(other);
+  results.push_back(Result("memory.allocate", CheckStatus::kPass));
+  const std::vector<RootCause> causes = SummarizeRootCauses(results);
+  ASSERT_EQ(causes.size(), 2u);
+  EXPECT_EQ(causes[0].function, "SP_StreamExecutor.host_callback");
+  EXPECT_EQ(causes[0].first_problem, "host_callback returned false");
+  EXPECT_EQ(causes[0].failed.size(), 1u);
+  EXPECT_EQ(causes[0].blocked.size(), 2u);
+  EXPECT_EQ(causes[1].function, "SP_TimerFns.nanoseconds");
+}
+
+TEST(RootCauses, AFunctionThatOnlyBlockedIsStillNamed) {
+  CheckResult blocked = Result("fill.memset", CheckStatus::kBlocked, "allocate returned no memory");
+  blocked.culprits = {"SP_StreamExecutor.allocate"};
+  const std::vector<RootCause> causes = SummarizeRootCauses({blocked});
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].first_problem, "allocate returned no memory");
+  EXPECT_TRUE(causes[0].failed.empty());
+}
+
+TEST(ConformTable, StartsWithTheRootCauses) {
+  const std::string table = RenderConformTable(SampleReport(), {});
+  const size_t causes = table.find("Root causes");
+  ASSERT_NE(causes, std::string::npos) << table;
+  EXPECT_TRUE(Contains(table, "SP_StreamExecutor.memcpy_dtoh — 1 failed, 1 blocked")) << table;
+  EXPECT_LT(causes, table.find("PASS")) << table;
+  EXPECT_TRUE(Contains(table, "BLOCKED")) << table;
+  EXPECT_TRUE(Contains(table, "required because: TensorFlow 2.5 and later")) << table;
+  EXPECT_FALSE(Contains(RenderConformTable(PassingReport(), {}), "Root causes"));
+}
+
+TEST(ConformReport, ABlockedCheckIsNoFailure) {
+  ConformReport report = PassingReport();
+  report.results.push_back(Result("stream.in_order", CheckStatus::kBlocked, "blocked"));
+  EXPECT_TRUE(IsConformant(report));
 }
 
 TEST(ConformJson, NamesAMissingKey) {
@@ -386,12 +478,13 @@ TEST(ConformJunit, CountsMatchTheReport) {
   ParsedJunit junit;
   ASSERT_NO_FATAL_FAILURE(ParseJunit(xml, junit));
   EXPECT_STREQ(junit.suites.attribute("name").value(), "sectl");
-  // 9 results: the regression, the crash and the timeout fail; the error is
-  // an error; the skip and the expected failure are skipped.
-  EXPECT_EQ(junit.suites.attribute("tests").as_int(), 9);
+  // 10 results: the regression, the crash and the timeout fail; the error is
+  // an error; the skip, the expected failure and the blocked check are
+  // skipped.
+  EXPECT_EQ(junit.suites.attribute("tests").as_int(), 10);
   EXPECT_EQ(junit.suites.attribute("failures").as_int(), 3);
   EXPECT_EQ(junit.suites.attribute("errors").as_int(), 1);
-  EXPECT_EQ(junit.suites.attribute("skipped").as_int(), 2);
+  EXPECT_EQ(junit.suites.attribute("skipped").as_int(), 3);
   EXPECT_STREQ(junit.suites.attribute("timestamp").value(), "2026-11-21T08:00:00Z");
 
   int testcases = 0;
@@ -407,8 +500,8 @@ TEST(ConformJunit, CountsMatchTheReport) {
     EXPECT_EQ(suite.attribute("tests").as_int(), in_suite);
     testcases += in_suite;
   }
-  EXPECT_EQ(testcases, 9);
-  EXPECT_EQ(suites, 6);  // memcpy, stream, timer, device, event, allocator
+  EXPECT_EQ(testcases, 10);
+  EXPECT_EQ(suites, 7);  // memcpy, stream, timer, device, event, allocator, fill
 }
 
 TEST(ConformJunit, MapsEachStatus) {
@@ -428,6 +521,8 @@ TEST(ConformJunit, MapsEachStatus) {
   EXPECT_STREQ(Testcase(junit.suites, "allocator.stats").child("error").attribute("type").value(),
                "error");
   EXPECT_TRUE(Testcase(junit.suites, "timer.create").child("skipped"));
+  const pugi::xml_node blocked = Testcase(junit.suites, "fill.memset").child("skipped");
+  EXPECT_TRUE(Contains(blocked.attribute("message").value(), "SP_StreamExecutor.memcpy_dtoh"));
 
   const pugi::xml_node warn = Testcase(junit.suites, "stream.sync");
   EXPECT_FALSE(warn.child("failure"));
@@ -525,7 +620,8 @@ TEST(ConformTable, VerboseShowsDetailsOfPassesToo) {
 TEST(ConformTable, EndsWithTheVerdict) {
   const std::string failing = RenderConformTable(SampleReport(), {});
   EXPECT_TRUE(Contains(failing,
-                       "9 checks: 2 pass, 2 fail, 1 warn, 1 skip, 1 crash, 1 timeout, 1 error — "
+                       "10 checks: 2 pass, 2 fail, 1 warn, 1 skip, 1 crash, 1 timeout, 1 error, "
+                       "1 blocked — "
                        "NOT CONFORMANT (3 required checks failed); baseline: 1 regression, "
                        "1 fixed, 1 expected, 1 expired\n"))
       << failing;

@@ -205,7 +205,8 @@ constexpr std::string_view kBaselineHeader =
 # (not run at all). The glob matches check ids with '*' and '?', as --filter
 # does; the first entry that matches a check decides. An entry applies up to
 # and including its expires date, and excuses nothing after it. A fail entry
-# whose check passes is reported as fixed: remove the entry then.
+# whose check passes is reported as fixed: remove the entry then. A check
+# blocked by a broken function it only uses is neither failing nor fixed.
 #
 # sectl wrote the entries below from the failures of one run. Review each
 # one: give it a real reason, an owner and an expiry date.

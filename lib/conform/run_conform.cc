@@ -125,6 +125,7 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
     }
   }
   report.summary = report::Summarize(report.results);
+  report.root_causes = report::SummarizeRootCauses(report.results);
   report.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_steady).count();
   return report;

@@ -46,7 +46,21 @@ OrderedJson ResultToJson(const CheckResult& result) {
           {"journal", result.journal},
           {"repetition", result.repetition},
           {"baseline", std::string(BaselineVerdictName(result.baseline))},
-          {"baseline_reason", result.baseline_reason}};
+          {"baseline_reason", result.baseline_reason},
+          {"culprits", result.culprits},
+          {"blocked_by_checks", result.blocked_by_checks},
+          {"severity_reason", result.severity_reason}};
+}
+
+OrderedJson RootCausesToJson(const std::vector<RootCause>& causes) {
+  OrderedJson list = OrderedJson::array();
+  for (const RootCause& cause : causes) {
+    list.push_back({{"function", cause.function},
+                    {"first_problem", cause.first_problem},
+                    {"failed", cause.failed},
+                    {"blocked", cause.blocked}});
+  }
+  return list;
 }
 
 // ---------------------------------------------------------------------------
@@ -145,6 +159,9 @@ class ObjectReader {
     String(key, value);
     if (!error_) out = std::move(value);
   }
+
+  // Members added in a later schema version: absent in older documents.
+  bool Has(std::string_view key) const { return !error_ && object_.contains(key); }
 
   void StringList(std::string_view key, std::vector<std::string>& out) {
     const Json* array = Member(key, Type::kArray);
@@ -279,8 +296,21 @@ HostInfo ReadHost(ObjectReader in) {
 
 Summary ReadSummary(ObjectReader in) {
   Summary summary;
-  for (CheckStatus status : kAllStatuses) in.Count(StatusName(status), summary.CountOf(status));
+  for (CheckStatus status : kAllStatuses) {
+    // "blocked" came with schema_version 2.
+    if (status == CheckStatus::kBlocked && !in.Has(StatusName(status))) continue;
+    in.Count(StatusName(status), summary.CountOf(status));
+  }
   return summary;
+}
+
+RootCause ReadRootCause(ObjectReader in) {
+  RootCause cause;
+  in.String("function", cause.function);
+  in.String("first_problem", cause.first_problem);
+  in.StringList("failed", cause.failed);
+  in.StringList("blocked", cause.blocked);
+  return cause;
 }
 
 CheckResult ReadResult(ObjectReader in) {
@@ -298,6 +328,9 @@ CheckResult ReadResult(ObjectReader in) {
   in.Count("repetition", result.repetition);
   in.Name<BaselineVerdict>("baseline", kAllVerdicts, BaselineVerdictName, "a baseline verdict",
                            result.baseline);
+  if (in.Has("culprits")) in.StringList("culprits", result.culprits);
+  if (in.Has("blocked_by_checks")) in.StringList("blocked_by_checks", result.blocked_by_checks);
+  if (in.Has("severity_reason")) in.String("severity_reason", result.severity_reason);
   in.String("baseline_reason", result.baseline_reason);
   return result;
 }
@@ -354,11 +387,11 @@ Expected<void> CheckHeader(ObjectReader& in) {
   int version = 0;
   in.Count("schema_version", version);
   if (in.failed()) return {};
-  if (version != kConformSchemaVersion) {
+  if (version < kOldestReadableConformSchemaVersion || version > kConformSchemaVersion) {
     return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("conform report has schema_version {}; this sectl supports "
-                            "schema_version {}",
-                            version, kConformSchemaVersion));
+                fmt::format("conform report has schema_version {}; this sectl reads "
+                            "schema_version {} to {}",
+                            version, kOldestReadableConformSchemaVersion, kConformSchemaVersion));
   }
   return {};
 }
@@ -377,6 +410,13 @@ ConformReport ReadReport(ObjectReader& in) {
   report.summary = ReadSummary(in.Object("summary"));
   for (const ObjectReader& result : in.ObjectList("results")) {
     report.results.push_back(ReadResult(result));
+  }
+  if (in.Has("root_causes")) {
+    for (const ObjectReader& cause : in.ObjectList("root_causes")) {
+      report.root_causes.push_back(ReadRootCause(cause));
+    }
+  } else {
+    report.root_causes = SummarizeRootCauses(report.results);
   }
   if (auto throughput = in.OptionalObject("throughput")) {
     report.throughput = ReadThroughput(*throughput);
@@ -430,6 +470,7 @@ std::string ConformReportToJson(const ConformReport& report) {
       {"tf_version", report.tf_version},
       {"load_error", report.load_error ? OrderedJson(*report.load_error) : OrderedJson(nullptr)},
       {"summary", SummaryToJson(report.summary)},
+      {"root_causes", RootCausesToJson(report.root_causes)},
       {"results", std::move(results)},
       {"throughput", ThroughputToJson(report.throughput)}};
   // Plugins print anything, so invalid UTF-8 in a log is replaced rather

@@ -24,6 +24,7 @@ Outcome OutcomeOf(const CheckResult& result) {
     case CheckStatus::kError:
       return Outcome::kError;
     case CheckStatus::kSkip:
+    case CheckStatus::kBlocked:  // its cause fails the check that tests it
       return Outcome::kSkipped;
     default:
       return Outcome::kPassed;

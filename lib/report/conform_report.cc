@@ -20,6 +20,8 @@ std::string_view StatusName(CheckStatus status) {
       return "timeout";
     case CheckStatus::kError:
       return "error";
+    case CheckStatus::kBlocked:
+      return "blocked";
   }
   return "error";
 }
@@ -94,6 +96,8 @@ int& Summary::CountOf(CheckStatus status) {
       return timeout;
     case CheckStatus::kError:
       return error;
+    case CheckStatus::kBlocked:
+      return blocked;
   }
   return error;
 }
@@ -106,6 +110,46 @@ Summary Summarize(const std::vector<CheckResult>& results) {
   Summary summary;
   for (const auto& result : results) ++summary.CountOf(result.status);
   return summary;
+}
+
+std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& results) {
+  std::vector<RootCause> causes;
+  auto cause_of = [&causes](const std::string& function) -> RootCause& {
+    for (auto& cause : causes) {
+      if (cause.function == function) return cause;
+    }
+    causes.push_back({.function = function});
+    return causes.back();
+  };
+  auto add_once = [](std::vector<std::string>& ids, const std::string& id) {
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  };
+  for (const auto& result : results) {
+    const bool failed = IsFailureStatus(result.status);
+    const bool blocked = result.status == CheckStatus::kBlocked;
+    if (!failed && !blocked) continue;
+    for (const auto& function : result.culprits) {
+      RootCause& cause = cause_of(function);
+      if (cause.first_problem.empty() && failed) cause.first_problem = result.message;
+      add_once(failed ? cause.failed : cause.blocked, result.id);
+    }
+  }
+  for (auto& cause : causes) {
+    if (cause.first_problem.empty()) {
+      // Only blocked checks speak of it: say what stopped the first.
+      for (const auto& result : results) {
+        if (result.status == CheckStatus::kBlocked && !result.culprits.empty() &&
+            result.culprits.front() == cause.function) {
+          cause.first_problem = result.message;
+          break;
+        }
+      }
+    }
+  }
+  std::stable_sort(causes.begin(), causes.end(), [](const RootCause& a, const RootCause& b) {
+    return a.failed.size() + a.blocked.size() > b.failed.size() + b.blocked.size();
+  });
+  return causes;
 }
 
 bool IsConformant(const ConformReport& report) {

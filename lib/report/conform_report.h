@@ -14,7 +14,11 @@
 
 namespace sectl::report {
 
-inline constexpr int kConformSchemaVersion = 1;
+// 2 added the "blocked" status, each result's culprits, blocked_by_checks
+// and severity_reason, and the report's root_causes; version 1 documents
+// are still read (those members are then empty).
+inline constexpr int kConformSchemaVersion = 2;
+inline constexpr int kOldestReadableConformSchemaVersion = 1;
 
 enum class CheckStatus {
   kPass,
@@ -24,13 +28,14 @@ enum class CheckStatus {
   kCrash,    // the check's process died on a signal
   kTimeout,  // the check did not finish within --timeout and was killed
   kError,    // sectl itself failed; never the plugin's fault
+  kBlocked,  // could not run: a plugin function it only uses is broken (see culprits)
 };
 
 std::string_view StatusName(CheckStatus status);  // "pass", "fail", ...
 std::optional<CheckStatus> ParseStatus(std::string_view name);
 inline constexpr CheckStatus kAllStatuses[] = {
-    CheckStatus::kPass,  CheckStatus::kFail,    CheckStatus::kWarn, CheckStatus::kSkip,
-    CheckStatus::kCrash, CheckStatus::kTimeout, CheckStatus::kError};
+    CheckStatus::kPass,  CheckStatus::kFail,    CheckStatus::kWarn,  CheckStatus::kSkip,
+    CheckStatus::kCrash, CheckStatus::kTimeout, CheckStatus::kError, CheckStatus::kBlocked};
 
 // How much TensorFlow depends on what a check establishes.
 enum class CheckSeverity {
@@ -45,7 +50,8 @@ inline constexpr CheckSeverity kAllSeverities[] = {
 std::optional<CheckSeverity> ParseSeverity(std::string_view name);
 
 // A failing required check makes the plugin non-conformant: fail, crash or
-// timeout (before the baseline is applied). Warnings and skips never do.
+// timeout (before the baseline is applied). Warnings, skips and blocked
+// results never do: a blocked check's cause fails the check that tests it.
 bool IsFailureStatus(CheckStatus status);
 
 // What a baseline said about one result.
@@ -77,7 +83,31 @@ struct CheckResult {
   int repetition = 0;                // 0-based, with --repeat
   BaselineVerdict baseline = BaselineVerdict::kNone;
   std::string baseline_reason;  // the matching entry's reason
+  // Root causes. For fail, crash and timeout: the plugin functions blamed
+  // ("SP_StreamExecutor.memcpy_htod"); for blocked: the one function, used
+  // but not tested by this check, that stopped it, and the checks that test
+  // that function (`blocked_by_checks`).
+  std::vector<std::string> culprits;
+  std::vector<std::string> blocked_by_checks;
+  // Why the check has its severity: for a required check, the released
+  // TensorFlow generation(s) a failure harms. Carried by results that are
+  // not a pass.
+  std::string severity_reason;
 };
+
+// One line of the root-cause summary: a plugin function, what went wrong in
+// it first, and every check it failed and blocked.
+struct RootCause {
+  std::string function;  // "SP_StreamExecutor.host_callback"
+  std::string first_problem;
+  std::vector<std::string> failed;   // check ids (fail, crash, timeout)
+  std::vector<std::string> blocked;  // check ids
+};
+
+// The summary a report starts with: one entry per faulty function, the
+// most far-reaching first. Derived from the results, so merged shards get
+// the same summary as one run.
+std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& results);
 
 struct Summary {
   int pass = 0;
@@ -87,10 +117,11 @@ struct Summary {
   int crash = 0;
   int timeout = 0;
   int error = 0;
+  int blocked = 0;
 
   int& CountOf(CheckStatus status);
   int CountOf(CheckStatus status) const;
-  int total() const { return pass + fail + warn + skip + crash + timeout + error; }
+  int total() const { return pass + fail + warn + skip + crash + timeout + error + blocked; }
 };
 
 Summary Summarize(const std::vector<CheckResult>& results);
@@ -140,6 +171,7 @@ struct ConformReport {
   // results then say nothing about the rest of the contract.
   std::optional<std::string> load_error;
   Summary summary;
+  std::vector<RootCause> root_causes;
   std::vector<CheckResult> results;
   // Absent with --no-throughput, for other profiles, and when the plugin
   // did not load.

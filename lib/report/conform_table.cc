@@ -40,6 +40,8 @@ std::string_view StatusTag(CheckStatus status) {
       return "TIMEOUT";
     case CheckStatus::kError:
       return "ERROR";
+    case CheckStatus::kBlocked:
+      return "BLOCKED";
   }
   return "ERROR";
 }
@@ -52,6 +54,7 @@ std::string_view StatusColor(CheckStatus status) {
     case CheckStatus::kWarn:
       return "33";
     case CheckStatus::kSkip:
+    case CheckStatus::kBlocked:
       return "36";
     case CheckStatus::kError:
       return "35";
@@ -199,6 +202,31 @@ void WriteDetails(Writer& out, const CheckResult& result) {
   if (result.baseline != BaselineVerdict::kNone && !result.baseline_reason.empty()) {
     out.Indented(fmt::format("baseline: {}", result.baseline_reason));
   }
+  if (result.severity == CheckSeverity::kRequired && IsFailureStatus(result.status) &&
+      !result.severity_reason.empty()) {
+    out.Indented(fmt::format("required because: {}", result.severity_reason));
+  }
+}
+
+// The summary a reader needs first: each faulty plugin function once, with
+// what it broke and how many checks could not run without it, so that one
+// broken basic does not read as a dozen defects.
+void WriteRootCauses(Writer& out, const ConformReport& report) {
+  if (report.root_causes.empty()) return;
+  out.Line();
+  out.Line(out.Paint("Root causes", "1"));
+  for (const RootCause& cause : report.root_causes) {
+    std::string counts;
+    if (!cause.failed.empty()) counts = Counted(static_cast<int>(cause.failed.size()), "failed");
+    if (!cause.blocked.empty()) {
+      if (!counts.empty()) counts += ", ";
+      counts += Counted(static_cast<int>(cause.blocked.size()), "blocked");
+    }
+    out.Line(fmt::format("  {} — {}", Writer::Clean(cause.function), counts));
+    if (!cause.first_problem.empty()) {
+      out.Line(fmt::format("      {}", Writer::Clean(SplitLines(cause.first_problem).front())));
+    }
+  }
 }
 
 void WriteResults(Writer& out, const ConformReport& report, const ConformTableStyle& style) {
@@ -295,6 +323,7 @@ std::string RenderConformTable(const ConformReport& report, const ConformTableSt
   Writer out(style);
   WriteHeader(out, report);
   if (report.load_error) WriteLoadError(out, *report.load_error);
+  WriteRootCauses(out, report);
   WriteResults(out, report, style);
   if (report.throughput) WriteThroughput(out, *report.throughput);
   out.Line();

@@ -137,6 +137,7 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
   merged.load_error = std::move(load_error);
   merged.throughput = std::move(throughput);
   merged.summary = Summarize(merged.results);
+  merged.root_causes = SummarizeRootCauses(merged.results);
   return merged;
 }
 
