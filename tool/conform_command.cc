@@ -34,6 +34,14 @@ Expected<conform::Shard> ChooseShard(const std::string& flag) {
   return from_environment->value_or(conform::Shard{});
 }
 
+// The plugin functions a check tests, by name; empty when it declares none
+// (every function it calls is then under test).
+std::vector<std::string> TestedFunctionNames(const conform::CheckDefinition& check) {
+  std::vector<std::string> names;
+  for (auto function : check.traits.tests) names.emplace_back(abi::QualifiedName(function));
+  return names;
+}
+
 int ListChecks(const ConformCommandOptions& options, const conform::SelectionOptions& selection) {
   const auto plan = conform::PlanChecks(options.profile, selection);
   std::string text;
@@ -47,6 +55,8 @@ int ListChecks(const ConformCommandOptions& options, const conform::SelectionOpt
                         {"area", check.area()},
                         {"severity", report::SeverityName(check.severity)},
                         {"profiles", check.profiles},
+                        {"tests", TestedFunctionNames(check)},
+                        {"severity_reason", check.traits.severity_reason},
                         {"source", fmt::format("{}:{}", check.file, check.line)}});
     }
     text = checks.dump(2) + "\n";

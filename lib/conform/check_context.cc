@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <exception>
 
 namespace sectl::conform {
@@ -24,8 +25,12 @@ std::string JoinMessages(const std::vector<std::string>& messages) {
 
 }  // namespace
 
-CheckContext::CheckContext(const CheckSettings& settings, host::Journal& journal)
-    : settings_(settings), journal_(journal) {}
+CheckContext::CheckContext(const CheckDefinition& definition, const CheckSettings& settings,
+                           host::Journal& journal)
+    : definition_(definition),
+      settings_(settings),
+      journal_(journal),
+      exceptions_seen_(journal.exception_count()) {}
 
 CheckContext::~CheckContext() { TearDown(); }
 
@@ -121,11 +126,37 @@ Expected<std::unique_ptr<host::Platform>> CheckContext::CreatePlatform(
   return host::Platform::Create(library(), journal_, options);
 }
 
+bool CheckContext::Avoids(abi::PluginFunction function) const {
+  auto among = [function](const auto& list) {
+    return std::find(list.begin(), list.end(), function) != list.end();
+  };
+  return among(settings_.avoid) || among(avoided_);
+}
+
+void CheckContext::Avoid(abi::PluginFunction function) {
+  if (!Avoids(function)) avoided_.push_back(function);
+}
+
 void CheckContext::Expect(bool condition, std::string_view failure_message) {
   if (!condition) Fail(std::string(failure_message));
 }
 
-void CheckContext::Fail(std::string message) { failures_.push_back(std::move(message)); }
+void CheckContext::Fail(std::string message) {
+  // With one function under test, that is the one a failure speaks of.
+  if (definition_.traits.tests.size() == 1) {
+    FailIn(definition_.traits.tests.front(), std::move(message));
+    return;
+  }
+  failures_.push_back(std::move(message));
+}
+
+void CheckContext::FailIn(abi::PluginFunction culprit, std::string message) {
+  failures_.push_back(std::move(message));
+  auto& culprits = outcome_.culprits;
+  if (std::find(culprits.begin(), culprits.end(), culprit) == culprits.end()) {
+    culprits.push_back(culprit);
+  }
+}
 
 void CheckContext::Warn(std::string message) { warnings_.push_back(std::move(message)); }
 
@@ -142,7 +173,62 @@ void CheckContext::Abort(std::string message) {
   throw CheckStopped{};
 }
 
+void CheckContext::Blocked(abi::PluginFunction function, std::string what_happened) {
+  if (Tests(function)) {
+    FailIn(function, std::move(what_happened));
+    throw CheckStopped{};
+  }
+  Avoid(function);
+  if (!failures_.empty()) {
+    // What was already found stands; say why the check went no further.
+    failures_.push_back(fmt::format("the check stopped there: {}", what_happened));
+    throw CheckStopped{};
+  }
+  outcome_.status = report::CheckStatus::kBlocked;
+  outcome_.message = std::move(what_happened);
+  outcome_.culprits = {function};
+  throw CheckStopped{};
+}
+
+void CheckContext::StopOn(std::string_view doing, const Error& error) {
+  const std::string message = DescribeFailure(doing, error);
+  if (auto culprit = error.culprit()) {
+    if (Tests(*culprit)) {
+      FailIn(*culprit, message);
+      throw CheckStopped{};
+    }
+    Blocked(*culprit, message);
+  }
+  Abort(message);
+}
+
+void CheckContext::BlameExceptionsAcrossTheApi() {
+  if (journal_.exception_count() == exceptions_seen_) return;
+  const auto function = journal_.LastThrowingFunction();
+  const std::string message = fmt::format(
+      "{} threw a C++ exception across the C API; every TensorFlow generation calls the plugin "
+      "from C++ without a handler there, so the process ends in std::terminate",
+      function ? std::string(abi::QualifiedName(*function)) : std::string("a plugin function"));
+  // Required wherever it happens: it is a defect of the function that threw,
+  // whichever check saw it, and it outranks being blocked.
+  if (outcome_.status == report::CheckStatus::kBlocked) {
+    outcome_.status = report::CheckStatus::kPass;
+    outcome_.culprits.clear();
+  }
+  // The dispatcher's shorter account of the same exception says less.
+  std::erase_if(failures_, [](const std::string& failure) {
+    return failure.find("threw a C++ exception across the C API") != std::string::npos;
+  });
+  failures_.insert(failures_.begin(), message);
+  auto& culprits = outcome_.culprits;
+  if (function && std::find(culprits.begin(), culprits.end(), *function) == culprits.end()) {
+    culprits.insert(culprits.begin(), *function);
+  }
+}
+
 CheckOutcome CheckContext::TakeOutcome() {
+  BlameExceptionsAcrossTheApi();
+  if (outcome_.status == report::CheckStatus::kBlocked) return std::move(outcome_);
   if (!failures_.empty()) {
     outcome_.status = report::CheckStatus::kFail;
     outcome_.message = JoinMessages(failures_);
@@ -153,11 +239,11 @@ CheckOutcome CheckContext::TakeOutcome() {
   return std::move(outcome_);
 }
 
-CheckOutcome RunCheckBody(void (*body)(CheckContext&), const CheckSettings& settings,
+CheckOutcome RunCheckBody(const CheckDefinition& check, const CheckSettings& settings,
                           host::Journal& journal) {
-  CheckContext context(settings, journal);
+  CheckContext context(check, settings, journal);
   try {
-    body(context);
+    check.body(context);
     context.TearDown();
   } catch (const CheckStopped&) {
     context.TearDown();

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "abi/host_generations.h"
+#include "abi/plugin_functions.h"
 #include "base/error.h"
+#include "conform/check_registry.h"
 #include "host/device.h"
 #include "host/journal.h"
 #include "host/platform.h"
@@ -35,12 +37,21 @@ struct CheckSettings {
   loader::PluginAbi abi = loader::PluginAbi::kStreamExecutor;
   std::string tvm_device;
   size_t tvm_context_bytes = tvm::kDefaultContextBytes;
+  // Plugin allocations in the check's process end at an inaccessible page,
+  // so an overrun crashes at the faulty write (--no-guard-malloc: off).
+  bool guard_malloc = true;
+  // Plugin functions that crashed or hung in an earlier run of this check,
+  // which only uses them: set up and observe through other routes now.
+  std::vector<abi::PluginFunction> avoid;
 };
 
 struct CheckOutcome {
   report::CheckStatus status = report::CheckStatus::kPass;
   std::string message;
   nlohmann::json details = nlohmann::json::object();
+  // The plugin functions a failure is blamed on; for kBlocked, the one
+  // function that blocked the check.
+  std::vector<abi::PluginFunction> culprits;
 };
 
 // Thrown by Skip and Abort to leave a check body; caught by the runner. It
@@ -49,7 +60,8 @@ struct CheckStopped {};
 
 class CheckContext {
  public:
-  CheckContext(const CheckSettings& settings, host::Journal& journal);
+  CheckContext(const CheckDefinition& definition, const CheckSettings& settings,
+               host::Journal& journal);
   // Tears down what the check created, in TensorFlow's order.
   ~CheckContext();
   CheckContext(const CheckContext&) = delete;
@@ -88,17 +100,35 @@ class CheckContext {
   // means SE_InitPlugin failed, which such a check may expect.
   Expected<std::unique_ptr<host::Platform>> CreatePlatform(const host::PlatformOptions& options);
 
-  // Reporting. A check passes unless it fails, warns or skips.
+  // Whether this check tests `function` (its declared .tests), rather than
+  // only using it to set up or observe.
+  bool Tests(abi::PluginFunction function) const { return definition_.Tests(function); }
+  // Whether a check should set up or observe without `function`: it crashed
+  // or hung in an earlier run of this check, or failed earlier in this one
+  // (see Avoid). Helpers with several routes take another one.
+  bool Avoids(abi::PluginFunction function) const;
+  // Records that `function` misbehaved while this check only used it, so
+  // that helpers with another route take it from now on.
+  void Avoid(abi::PluginFunction function);
+
+  // Reporting. A check passes unless it fails, warns, skips or is blocked.
+  // A failure is blamed on the function the check tests when it tests one;
+  // FailIn names the function when it tests several.
   void Expect(bool condition, std::string_view failure_message);
   void Fail(std::string message);
+  void FailIn(abi::PluginFunction culprit, std::string message);
   void Warn(std::string message);
   [[noreturn]] void Skip(std::string reason);
   [[noreturn]] void Abort(std::string message);  // fail and stop the check
+  // Stops the check because `function`, which it only uses, is broken:
+  // `what_happened` says how. A function the check tests fails it instead.
+  [[noreturn]] void Blocked(abi::PluginFunction function, std::string what_happened);
 
-  // The value, or the check stops failing with "<doing>: <error>".
+  // The value, or the check stops with "<doing>: <error>": blocked when the
+  // error is a plugin function's that this check only uses, failed otherwise.
   template <typename T>
   T Require(Expected<T> value, std::string_view doing) {
-    if (!value) Abort(DescribeFailure(doing, value.error()));
+    if (!value) StopOn(doing, value.error());
     if constexpr (!std::is_void_v<T>) return std::move(*value);
   }
 
@@ -113,7 +143,10 @@ class CheckContext {
 
  private:
   static std::string DescribeFailure(std::string_view doing, const Error& error);
+  [[noreturn]] void StopOn(std::string_view doing, const Error& error);
+  void BlameExceptionsAcrossTheApi();
 
+  const CheckDefinition& definition_;
   const CheckSettings& settings_;
   host::Journal& journal_;
   std::unique_ptr<loader::PluginLibrary> library_;
@@ -125,11 +158,14 @@ class CheckContext {
   CheckOutcome outcome_;
   std::vector<std::string> failures_;
   std::vector<std::string> warnings_;
+  std::vector<abi::PluginFunction> avoided_;
+  uint64_t exceptions_seen_ = 0;  // the journal's count when the check began
 };
 
-// Runs `body` with a fresh context and returns its outcome: what the body
-// reported, or `error` when sectl itself failed (an exception of sectl's).
-CheckOutcome RunCheckBody(void (*body)(CheckContext&), const CheckSettings& settings,
+// Runs the check's body with a fresh context and returns its outcome: what
+// the body reported, or `error` when sectl itself failed (an exception of
+// sectl's).
+CheckOutcome RunCheckBody(const CheckDefinition& check, const CheckSettings& settings,
                           host::Journal& journal);
 
 }  // namespace sectl::conform

@@ -12,6 +12,11 @@ bool CheckDefinition::InProfile(std::string_view profile) const {
   return std::find(profiles.begin(), profiles.end(), profile) != profiles.end();
 }
 
+bool CheckDefinition::Tests(abi::PluginFunction function) const {
+  return traits.tests.empty() ||
+         std::find(traits.tests.begin(), traits.tests.end(), function) != traits.tests.end();
+}
+
 CheckRegistry& CheckRegistry::Global() {
   static CheckRegistry registry;
   return registry;
@@ -54,6 +59,17 @@ std::vector<std::string> CheckRegistry::Profiles() const {
     }
   }
   return profiles;
+}
+
+std::vector<std::string> CheckRegistry::CheckersOf(abi::PluginFunction function) const {
+  std::vector<std::string> ids;
+  for (const auto& check : checks()) {
+    if (std::find(check.traits.tests.begin(), check.traits.tests.end(), function) !=
+        check.traits.tests.end()) {
+      ids.push_back(check.id);
+    }
+  }
+  return ids;
 }
 
 CheckRegistrar::CheckRegistrar(CheckDefinition definition) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "abi/plugin_functions.h"
 #include "report/conform_report.h"
 
 namespace sectl::conform {
@@ -17,11 +18,24 @@ using CheckBody = void (*)(CheckContext& check);
 // The profile every StreamExecutor check belongs to unless it says otherwise.
 inline constexpr std::string_view kTensorFlowProfile = "tensorflow";
 
+// What a check declares about itself beyond its id, severity and title.
+struct CheckTraits {
+  // The plugin functions the check tests. Every other plugin function it
+  // calls it only uses, to set up or to observe; when one of those fails,
+  // crashes or hangs, the check is blocked by that function (the check that
+  // tests it reports the defect). Empty: every function it calls is tested.
+  std::vector<abi::PluginFunction> tests;
+  // Why the check has its severity. For a required check: the released
+  // TensorFlow generation(s) whose behaviour a failure harms, and how.
+  std::string_view severity_reason;
+};
+
 struct CheckDefinition {
   std::string id;     // dotted and hierarchical: "memcpy.round_trip"
   std::string title;  // one line
   report::CheckSeverity severity = report::CheckSeverity::kRequired;
   std::vector<std::string> profiles;
+  CheckTraits traits;
   std::string file;  // where it is declared, for people reading a report
   int line = 0;
   CheckBody body = nullptr;
@@ -29,6 +43,8 @@ struct CheckDefinition {
   // The first component of the id: "memcpy".
   std::string area() const;
   bool InProfile(std::string_view profile) const;
+  // Whether the check tests `function` (see CheckTraits::tests).
+  bool Tests(abi::PluginFunction function) const;
 };
 
 class CheckRegistry {
@@ -46,6 +62,10 @@ class CheckRegistry {
   const CheckDefinition* Find(std::string_view id) const;
 
   std::vector<std::string> Profiles() const;
+
+  // The ids of the checks that declare they test `function`, for a blocked
+  // result to say where the defect itself is reported.
+  std::vector<std::string> CheckersOf(abi::PluginFunction function) const;
 
  private:
   mutable std::vector<CheckDefinition> checks_;

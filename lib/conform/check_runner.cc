@@ -1,8 +1,10 @@
 #include "conform/check_runner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,6 +27,14 @@ constexpr int kWaitMilliseconds = 20;
 // The child's exit code when it wrote an outcome.
 constexpr int kChildReported = 0;
 
+// How often a check is run again with another broken function avoided: a
+// plugin with more broken basics than this has told its story already.
+constexpr size_t kMaxAvoidedFunctions = 3;
+
+bool IsPluginFunction(int number) {
+  return number >= 0 && number < static_cast<int>(abi::PluginFunction::kCount);
+}
+
 CheckResult NewResult(const PlannedCheck& planned) {
   CheckResult result;
   result.id = planned.check->id;
@@ -36,9 +46,12 @@ CheckResult NewResult(const PlannedCheck& planned) {
 }
 
 std::string EncodeOutcome(const CheckOutcome& outcome) {
+  std::vector<int> culprits;
+  for (auto function : outcome.culprits) culprits.push_back(static_cast<int>(function));
   return nlohmann::json{{"status", report::StatusName(outcome.status)},
                         {"message", outcome.message},
-                        {"details", outcome.details}}
+                        {"details", outcome.details},
+                        {"culprits", culprits}}
       .dump();
 }
 
@@ -47,9 +60,48 @@ std::optional<CheckOutcome> DecodeOutcome(const std::string& text) {
     const auto document = nlohmann::json::parse(text);
     auto status = report::ParseStatus(document.at("status").get<std::string>());
     if (!status) return std::nullopt;
-    return CheckOutcome{*status, document.at("message").get<std::string>(), document.at("details")};
+    CheckOutcome outcome{
+        *status, document.at("message").get<std::string>(), document.at("details"), {}};
+    for (int number : document.at("culprits").get<std::vector<int>>()) {
+      if (!IsPluginFunction(number)) return std::nullopt;
+      outcome.culprits.push_back(static_cast<abi::PluginFunction>(number));
+    }
+    return outcome;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
+  }
+}
+
+std::vector<std::string> QualifiedNames(const std::vector<abi::PluginFunction>& functions) {
+  std::vector<std::string> names;
+  for (auto function : functions) names.emplace_back(abi::QualifiedName(function));
+  return names;
+}
+
+// The function a dead or hung check was inside, if the journal names one.
+std::optional<abi::PluginFunction> StuckFunction(const host::Journal& journal) {
+  auto unfinished = journal.LastUnfinished();
+  if (!unfinished || !IsPluginFunction(static_cast<int>(unfinished->function))) {
+    return std::nullopt;
+  }
+  return unfinished->function;
+}
+
+// Fills what a result says about root causes: the culprits' names, for a
+// blocked result the checks where its cause is reported, and the reason
+// for the check's severity.
+void AttributeRootCause(const CheckDefinition& check,
+                        const std::vector<abi::PluginFunction>& culprits, CheckResult& result) {
+  result.culprits = QualifiedNames(culprits);
+  if (result.status == CheckStatus::kBlocked && !culprits.empty()) {
+    result.blocked_by_checks = CheckRegistry::Global().CheckersOf(culprits.front());
+    if (!result.blocked_by_checks.empty()) {
+      result.message += fmt::format(" ({} is tested by {})", result.culprits.front(),
+                                    fmt::join(result.blocked_by_checks, ", "));
+    }
+  }
+  if (result.status != CheckStatus::kPass) {
+    result.severity_reason = std::string(check.traits.severity_reason);
   }
 }
 
@@ -59,10 +111,12 @@ std::string TruncatedLog(const std::string& output, bool truncated) {
   return log;
 }
 
-// Turns how a check's process ended into its result.
-void Interpret(const isolation::ChildResult& child, const host::Journal& journal,
-               std::chrono::milliseconds timeout, const isolation::Confinement& confinement,
-               CheckResult& result) {
+// Turns how a check's process ended into its result, and the plugin
+// functions it blames into `culprits`.
+void Interpret(const CheckDefinition& check, const isolation::ChildResult& child,
+               const host::Journal& journal, std::chrono::milliseconds timeout,
+               const isolation::Confinement& confinement, CheckResult& result,
+               std::vector<abi::PluginFunction>& culprits) {
   result.duration_s = child.seconds;
   auto output = isolation::SplitBacktrace(child.output);
   result.log = TruncatedLog(output.plugin_output, child.output_truncated);
@@ -99,6 +153,7 @@ void Interpret(const isolation::ChildResult& child, const host::Journal& journal
           result.status = outcome->status;
           result.message = std::move(outcome->message);
           result.details = std::move(outcome->details);
+          culprits = std::move(outcome->culprits);
           break;
         }
         if (!child.result.empty()) {
@@ -125,6 +180,19 @@ void Interpret(const isolation::ChildResult& child, const host::Journal& journal
     }
     result.details["resource_limit"] = *exhaustion;
   }
+  // A process that died or hung inside a plugin function: that function is
+  // the culprit, and when the check only uses it, the check is blocked.
+  if (result.status == CheckStatus::kCrash || result.status == CheckStatus::kTimeout) {
+    if (auto stuck = StuckFunction(journal)) {
+      culprits = {*stuck};
+      if (!check.Tests(*stuck)) {
+        result.details["blocked_by"] = {{"status", report::StatusName(result.status)},
+                                        {"message", result.message}};
+        result.message = fmt::format("blocked: {}", result.message);
+        result.status = CheckStatus::kBlocked;
+      }
+    }
+  }
   if (result.status != CheckStatus::kPass) {
     result.journal = journal.DescribeLast(kJournalLinesInResult);
   }
@@ -132,32 +200,58 @@ void Interpret(const isolation::ChildResult& child, const host::Journal& journal
 
 int RunInChild(const CheckDefinition& check, const CheckSettings& settings, host::Journal& journal,
                int result_fd) {
-  const CheckOutcome outcome = RunCheckBody(check.body, settings, journal);
+  const CheckOutcome outcome = RunCheckBody(check, settings, journal);
   isolation::WriteResult(result_fd, EncodeOutcome(outcome));
   return kChildReported;
+}
+
+// Whether a result is worth running again without the function that
+// blocked it: it died or hung inside that function, which the check only
+// uses, and another route may reach what the check tests.
+std::optional<abi::PluginFunction> FunctionToAvoid(
+    const CheckResult& result, const std::vector<abi::PluginFunction>& culprits,
+    const std::vector<abi::PluginFunction>& avoided) {
+  if (result.status != CheckStatus::kBlocked || !result.details.contains("blocked_by")) {
+    return std::nullopt;
+  }
+  if (culprits.empty() || avoided.size() >= kMaxAvoidedFunctions) return std::nullopt;
+  if (std::find(avoided.begin(), avoided.end(), culprits.front()) != avoided.end()) {
+    return std::nullopt;
+  }
+  return culprits.front();
 }
 
 CheckResult RunInProcess(const PlannedCheck& planned, const CheckSettings& settings) {
   CheckResult result = NewResult(planned);
   host::Journal journal;
   const auto started = std::chrono::steady_clock::now();
-  CheckOutcome outcome = RunCheckBody(planned.check->body, settings, journal);
+  CheckOutcome outcome = RunCheckBody(*planned.check, settings, journal);
   result.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.status = outcome.status;
   result.message = std::move(outcome.message);
   result.details = std::move(outcome.details);
+  AttributeRootCause(*planned.check, outcome.culprits, result);
   if (result.status != CheckStatus::kPass) {
     result.journal = journal.DescribeLast(kJournalLinesInResult);
   }
   return result;
 }
 
+// One run of a planned check: the first, or another without functions
+// that crashed or hung in an earlier run (see FunctionToAvoid).
+struct Attempt {
+  size_t plan_index = 0;
+  std::vector<abi::PluginFunction> avoid;
+  // What the runs before this one ended with, for the result's details.
+  nlohmann::json earlier_runs = nlohmann::json::array();
+};
+
 // One job slot: a journal in shared memory and the child using it.
 struct Slot {
   isolation::SharedObject<host::JournalRegion> region;
   std::optional<isolation::ChildProcess> child;
-  size_t plan_index = 0;
+  Attempt attempt;
 };
 
 }  // namespace
@@ -180,8 +274,8 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
     if (!region) break;
     slots.push_back({std::move(*region), std::nullopt, 0});
   }
-  std::deque<size_t> waiting;
-  for (size_t i = 0; i < plan.size(); ++i) waiting.push_back(i);
+  std::deque<Attempt> waiting;
+  for (size_t i = 0; i < plan.size(); ++i) waiting.push_back({.plan_index = i});
 
   auto harness_error = [&](size_t index, const Error& error) {
     CheckResult result = NewResult(plan[index]);
@@ -194,22 +288,22 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
   while (!waiting.empty() || running > 0) {
     for (auto& slot : slots) {
       if (slot.child || waiting.empty()) continue;
-      const size_t index = waiting.front();
+      Attempt attempt = std::move(waiting.front());
       waiting.pop_front();
       host::Journal journal(slot.region.get());
       journal.Clear();
-      const PlannedCheck& planned = plan[index];
+      const PlannedCheck& planned = plan[attempt.plan_index];
+      CheckSettings settings = options.settings;
+      settings.avoid.insert(settings.avoid.end(), attempt.avoid.begin(), attempt.avoid.end());
       auto child = isolation::ChildProcess::Start(
-          [&](int result_fd) {
-            return RunInChild(*planned.check, options.settings, journal, result_fd);
-          },
+          [&](int result_fd) { return RunInChild(*planned.check, settings, journal, result_fd); },
           {.timeout = options.timeout, .confinement = options.confinement});
       if (!child) {
-        harness_error(index, child.error());
+        harness_error(attempt.plan_index, child.error());
         continue;
       }
       slot.child.emplace(std::move(*child));
-      slot.plan_index = index;
+      slot.attempt = std::move(attempt);
       ++running;
     }
     std::vector<pollfd> descriptors;
@@ -221,12 +315,42 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
     ::poll(descriptors.data(), descriptors.size(), kWaitMilliseconds);
     for (auto& slot : slots) {
       if (!slot.child || !slot.child->Poll()) continue;
-      CheckResult result = NewResult(plan[slot.plan_index]);
+      Attempt& attempt = slot.attempt;
+      const CheckDefinition& check = *plan[attempt.plan_index].check;
+      CheckResult result = NewResult(plan[attempt.plan_index]);
       host::Journal journal(slot.region.get());
-      Interpret(slot.child->result(), journal, options.timeout, options.confinement, result);
+      std::vector<abi::PluginFunction> culprits;
+      Interpret(check, slot.child->result(), journal, options.timeout, options.confinement, result,
+                culprits);
       slot.child.reset();
       --running;
-      deliver(slot.plan_index, std::move(result));
+      if (auto avoid = FunctionToAvoid(result, culprits, attempt.avoid)) {
+        // Run it again on other routes; the result of the last run stands.
+        attempt.earlier_runs.push_back({{"avoiding", QualifiedNames(attempt.avoid)},
+                                        {"status", report::StatusName(result.status)},
+                                        {"message", result.message}});
+        attempt.avoid.push_back(*avoid);
+        waiting.push_front(std::move(attempt));
+        continue;
+      }
+      if (!attempt.earlier_runs.empty()) {
+        result.details["earlier_runs"] = attempt.earlier_runs;
+        result.details["avoided"] = QualifiedNames(attempt.avoid);
+        // A run that found no other route keeps the first run's account of
+        // what blocked it.
+        const bool blocked_by_avoided =
+            result.status == CheckStatus::kBlocked && !culprits.empty() &&
+            std::find(attempt.avoid.begin(), attempt.avoid.end(), culprits.front()) !=
+                attempt.avoid.end();
+        if (blocked_by_avoided && !result.details.contains("blocked_by")) {
+          const size_t first = static_cast<size_t>(
+              std::find(attempt.avoid.begin(), attempt.avoid.end(), culprits.front()) -
+              attempt.avoid.begin());
+          result.message = attempt.earlier_runs.at(first)["message"].get<std::string>();
+        }
+      }
+      AttributeRootCause(check, culprits, result);
+      deliver(attempt.plan_index, std::move(result));
     }
   }
   return results;
