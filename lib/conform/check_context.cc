@@ -174,7 +174,9 @@ void CheckContext::Abort(std::string message) {
 }
 
 void CheckContext::Blocked(abi::PluginFunction function, std::string what_happened) {
-  if (Tests(function)) {
+  // Blocked hands the defect to the check that tests the function; with no
+  // such check, this one must report it or nobody would.
+  if (Tests(function) || CheckRegistry::Global().CheckersOf(function).empty()) {
     FailIn(function, std::move(what_happened));
     throw CheckStopped{};
   }
@@ -193,7 +195,7 @@ void CheckContext::Blocked(abi::PluginFunction function, std::string what_happen
 void CheckContext::StopOn(std::string_view doing, const Error& error) {
   const std::string message = DescribeFailure(doing, error);
   if (auto culprit = error.culprit()) {
-    if (Tests(*culprit)) {
+    if (Tests(*culprit) || CheckRegistry::Global().CheckersOf(*culprit).empty()) {
       FailIn(*culprit, message);
       throw CheckStopped{};
     }

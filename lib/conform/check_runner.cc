@@ -185,7 +185,9 @@ void Interpret(const CheckDefinition& check, const isolation::ChildResult& child
   if (result.status == CheckStatus::kCrash || result.status == CheckStatus::kTimeout) {
     if (auto stuck = StuckFunction(journal)) {
       culprits = {*stuck};
-      if (!check.Tests(*stuck)) {
+      // Blocked only where another check tests the function: else this
+      // result is the only one that can report the defect.
+      if (!check.Tests(*stuck) && !CheckRegistry::Global().CheckersOf(*stuck).empty()) {
         result.details["blocked_by"] = {{"status", report::StatusName(result.status)},
                                         {"message", result.message}};
         result.message = fmt::format("blocked: {}", result.message);
