@@ -73,7 +73,7 @@ TEST(Conform, BothReferencePluginsPassEverything) {
   for (const std::string& plugin : {std::string(), ReferencePlugin("sectl_minimal")}) {
     const json report =
         Conform(plugin.empty() ? std::vector<std::string>{} : std::vector<std::string>{plugin}, 0);
-    EXPECT_EQ(report["schema_version"], 1);
+    EXPECT_EQ(report["schema_version"], 2);
     EXPECT_TRUE(report["load_error"].is_null());
     EXPECT_GE(report["results"].size(), 4u);
     for (const json& result : report["results"]) {

@@ -689,7 +689,7 @@ TEST(MergeReports, CombinesShards) {
                              [](const CheckResult& a, const CheckResult& b) {
                                return std::tie(a.id, a.repetition) < std::tie(b.id, b.repetition);
                              }));
-  EXPECT_EQ(merged->summary.total(), 9);
+  EXPECT_EQ(merged->summary.total(), 10);
   EXPECT_EQ(merged->summary.fail, 2);
   EXPECT_EQ(merged->summary.crash, 1);
   EXPECT_EQ(merged->started_at, "2026-11-21T07:59:58Z");
@@ -726,8 +726,8 @@ TEST(MergeReports, RefusesReportsOfDifferentPlugins) {
 
 TEST(MergeReports, RefusesDifferentRules) {
   std::vector<ConformReport> versions = TwoShards();
-  versions[1].schema_version = 2;
-  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (1 vs 2)"));
+  versions[1].schema_version = 3;
+  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (2 vs 3)"));
 
   std::vector<ConformReport> profiles = TwoShards();
   profiles[1].profile = "tvm-device-api";

@@ -132,7 +132,24 @@ TEST(RootCause, AnExceptionAcrossTheApiFailsWhicheverCheckSawIt) {
     EXPECT_EQ(result.culprits, std::vector<std::string>{"SP_StreamExecutor.device_memory_usage"})
         << id;
     EXPECT_NE(result.message.find("std::terminate"), std::string::npos) << result.message;
+    // Required even where the check is only recommended.
+    EXPECT_EQ(result.severity, report::CheckSeverity::kRequired) << id;
   }
+}
+
+// Timers are required up to TensorFlow 2.10 and never created by latest.
+SECTL_CHECK_IN_PROFILES("root_cause.required_through_2_10", kRequired, "A generation-bound check",
+                        {"no-profile-runs-this"}, .severity_reason = "test only",
+                        .required_through = "2.10") {}
+
+TEST(Severity, RequiredOnlyThroughTheGenerationThatReliesOnIt) {
+  const CheckDefinition* check = CheckRegistry::Global().Find("root_cause.required_through_2_10");
+  ASSERT_NE(check, nullptr);
+  EXPECT_EQ(check->SeverityUnder(*abi::FindHostGeneration("2.5")),
+            report::CheckSeverity::kRequired);
+  EXPECT_EQ(check->SeverityUnder(*abi::FindHostGeneration("2.10")),
+            report::CheckSeverity::kRequired);
+  EXPECT_EQ(check->SeverityUnder(abi::LatestHostGeneration()), report::CheckSeverity::kRecommended);
 }
 
 TEST(RootCause, AHealthyPluginBlocksNothing) {

@@ -160,6 +160,14 @@ void CheckContext::FailIn(abi::PluginFunction culprit, std::string message) {
 
 void CheckContext::Warn(std::string message) { warnings_.push_back(std::move(message)); }
 
+void CheckContext::WarnIn(abi::PluginFunction culprit, std::string message) {
+  warnings_.push_back(std::move(message));
+  auto& culprits = outcome_.culprits;
+  if (std::find(culprits.begin(), culprits.end(), culprit) == culprits.end()) {
+    culprits.push_back(culprit);
+  }
+}
+
 void CheckContext::Skip(std::string reason) {
   if (failures_.empty()) {
     outcome_.status = report::CheckStatus::kSkip;
@@ -211,6 +219,7 @@ void CheckContext::BlameExceptionsAcrossTheApi() {
       "{} threw a C++ exception across the C API; every TensorFlow generation calls the plugin "
       "from C++ without a handler there, so the process ends in std::terminate",
       function ? std::string(abi::QualifiedName(*function)) : std::string("a plugin function"));
+  outcome_.exception_across_api = true;
   // Required wherever it happens: it is a defect of the function that threw,
   // whichever check saw it, and it outranks being blocked.
   if (outcome_.status == report::CheckStatus::kBlocked) {

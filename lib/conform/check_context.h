@@ -52,6 +52,9 @@ struct CheckOutcome {
   // The plugin functions a failure is blamed on; for kBlocked, the one
   // function that blocked the check.
   std::vector<abi::PluginFunction> culprits;
+  // A C++ exception crossed the C API: a required failure whatever the
+  // check's severity, as every TensorFlow generation terminates.
+  bool exception_across_api = false;
 };
 
 // Thrown by Skip and Abort to leave a check body; caught by the runner. It
@@ -118,6 +121,8 @@ class CheckContext {
   void Fail(std::string message);
   void FailIn(abi::PluginFunction culprit, std::string message);
   void Warn(std::string message);
+  // A warning about `culprit`, which the root-cause summary names.
+  void WarnIn(abi::PluginFunction culprit, std::string message);
   [[noreturn]] void Skip(std::string reason);
   [[noreturn]] void Abort(std::string message);  // fail and stop the check
   // Stops the check because `function`, which it only uses, is broken:

@@ -17,6 +17,18 @@ bool CheckDefinition::Tests(abi::PluginFunction function) const {
          std::find(traits.tests.begin(), traits.tests.end(), function) != traits.tests.end();
 }
 
+report::CheckSeverity CheckDefinition::SeverityUnder(const abi::HostGeneration& generation) const {
+  if (severity != report::CheckSeverity::kRequired || traits.required_through.empty()) {
+    return severity;
+  }
+  // Generations are listed oldest first: required up to the named one.
+  for (const auto& known : abi::AllHostGenerations()) {
+    if (known.id == generation.id) return report::CheckSeverity::kRequired;
+    if (known.id == traits.required_through) break;
+  }
+  return report::CheckSeverity::kRecommended;
+}
+
 CheckRegistry& CheckRegistry::Global() {
   static CheckRegistry registry;
   return registry;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "abi/host_generations.h"
 #include "abi/plugin_functions.h"
 #include "report/conform_report.h"
 
@@ -28,6 +29,10 @@ struct CheckTraits {
   // Why the check has its severity. For a required check: the released
   // TensorFlow generation(s) whose behaviour a failure harms, and how.
   std::string_view severity_reason;
+  // For a required check that only some generations need: the newest
+  // generation ("2.10") that relies on it. Under a newer --tf-version the
+  // check is only recommended. Empty: required under every generation.
+  std::string_view required_through;
 };
 
 struct CheckDefinition {
@@ -45,6 +50,8 @@ struct CheckDefinition {
   bool InProfile(std::string_view profile) const;
   // Whether the check tests `function` (see CheckTraits::tests).
   bool Tests(abi::PluginFunction function) const;
+  // The severity when judging for `generation` (see required_through).
+  report::CheckSeverity SeverityUnder(const abi::HostGeneration& generation) const;
 };
 
 class CheckRegistry {

@@ -16,12 +16,13 @@ namespace {
 
 using Clock = std::chrono::system_clock;
 
-report::CheckResult SkippedByBaseline(const PlannedCheck& planned, const BaselineEntry& entry) {
+report::CheckResult SkippedByBaseline(const PlannedCheck& planned, const BaselineEntry& entry,
+                                      const abi::HostGeneration& generation) {
   report::CheckResult result;
   result.id = planned.check->id;
   result.title = planned.check->title;
   result.area = planned.check->area();
-  result.severity = planned.check->severity;
+  result.severity = planned.check->SeverityUnder(generation);
   result.repetition = planned.repetition;
   result.status = report::CheckStatus::kSkip;
   result.message =
@@ -105,7 +106,7 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
           options.baseline ? FindSkipEntry(*options.baseline, plan[i].check->id, options.today)
                            : nullptr;
       if (skip != nullptr) {
-        report.results[i] = SkippedByBaseline(plan[i], *skip);
+        report.results[i] = SkippedByBaseline(plan[i], *skip, options.settings.generation);
         if (options.on_result) options.on_result(report.results[i]);
       } else {
         to_run.push_back(plan[i]);

@@ -58,7 +58,8 @@ OrderedJson RootCausesToJson(const std::vector<RootCause>& causes) {
     list.push_back({{"function", cause.function},
                     {"first_problem", cause.first_problem},
                     {"failed", cause.failed},
-                    {"blocked", cause.blocked}});
+                    {"blocked", cause.blocked},
+                    {"warned", cause.warned}});
   }
   return list;
 }
@@ -310,6 +311,7 @@ RootCause ReadRootCause(ObjectReader in) {
   in.String("first_problem", cause.first_problem);
   in.StringList("failed", cause.failed);
   in.StringList("blocked", cause.blocked);
+  in.StringList("warned", cause.warned);
   return cause;
 }
 

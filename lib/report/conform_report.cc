@@ -124,14 +124,31 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
   auto add_once = [](std::vector<std::string>& ids, const std::string& id) {
     if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   };
+  // A message may list problems in several functions ("a; b"): each
+  // function's line keeps the part that names it.
+  auto part_about = [](const std::string& message, const std::string& function) {
+    const std::string member = function.substr(function.find('.') + 1);
+    size_t start = 0;
+    while (start < message.size()) {
+      size_t end = message.find("; ", start);
+      if (end == std::string::npos) end = message.size();
+      const std::string part = message.substr(start, end - start);
+      if (part.find(member) != std::string::npos) return part;
+      start = end + 2;
+    }
+    return message;
+  };
   for (const auto& result : results) {
     const bool failed = IsFailureStatus(result.status);
     const bool blocked = result.status == CheckStatus::kBlocked;
-    if (!failed && !blocked) continue;
+    const bool warned = result.status == CheckStatus::kWarn;
+    if (!failed && !blocked && !warned) continue;
     for (const auto& function : result.culprits) {
       RootCause& cause = cause_of(function);
-      if (cause.first_problem.empty() && failed) cause.first_problem = result.message;
-      add_once(failed ? cause.failed : cause.blocked, result.id);
+      if (cause.first_problem.empty() && !blocked) {
+        cause.first_problem = part_about(result.message, function);
+      }
+      add_once(failed ? cause.failed : (blocked ? cause.blocked : cause.warned), result.id);
     }
   }
   for (auto& cause : causes) {
@@ -146,7 +163,9 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
       }
     }
   }
+  // Failures first, then the widest reach.
   std::stable_sort(causes.begin(), causes.end(), [](const RootCause& a, const RootCause& b) {
+    if (a.failed.empty() != b.failed.empty()) return !a.failed.empty();
     return a.failed.size() + a.blocked.size() > b.failed.size() + b.blocked.size();
   });
   return causes;

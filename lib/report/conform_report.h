@@ -102,6 +102,7 @@ struct RootCause {
   std::string first_problem;
   std::vector<std::string> failed;   // check ids (fail, crash, timeout)
   std::vector<std::string> blocked;  // check ids
+  std::vector<std::string> warned;   // check ids: it works, against a recommendation
 };
 
 // The summary a report starts with: one entry per faulty function, the

@@ -222,6 +222,10 @@ void WriteRootCauses(Writer& out, const ConformReport& report) {
       if (!counts.empty()) counts += ", ";
       counts += Counted(static_cast<int>(cause.blocked.size()), "blocked");
     }
+    if (!cause.warned.empty()) {
+      if (!counts.empty()) counts += ", ";
+      counts += Counted(static_cast<int>(cause.warned.size()), "warned");
+    }
     out.Line(fmt::format("  {} — {}", Writer::Clean(cause.function), counts));
     if (!cause.first_problem.empty()) {
       out.Line(fmt::format("      {}", Writer::Clean(SplitLines(cause.first_problem).front())));
