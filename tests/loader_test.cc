@@ -117,6 +117,15 @@ TEST_F(LoaderTest, MissingNeededLibraryIsNamed) {
             std::string::npos);
 }
 
+TEST_F(LoaderTest, UnresolvedSymbolInANeededLibraryNamesThatLibrary) {
+  const auto message = OpenError(FixturePlugin("needs_broken_library"));
+  EXPECT_NE(message.find("needs library "), std::string::npos) << message;
+  EXPECT_NE(message.find("libsectl_fixture_broken_dependency.so, which has an unresolved symbol "
+                         "sectl_fixture_symbol_nobody_defines"),
+            std::string::npos)
+      << message;
+}
+
 TEST_F(LoaderTest, UnresolvedSymbolIsNamedAndLazyBindingLoadsIt) {
   const auto message = OpenError(FixturePlugin("unresolved_symbol"));
   EXPECT_NE(message.find("unresolved symbol TF_NewKernelBuilder"), std::string::npos);

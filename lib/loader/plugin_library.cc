@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "loader/exported_symbols.h"
 
@@ -62,6 +63,24 @@ std::string PluginPathFromArgument(const std::string& argument) {
   return "./" + argument;
 }
 
+namespace {
+
+// The file name glibc puts before `marker` in a dlerror text.
+std::string FileBefore(const std::string& dlerror_text, std::string_view marker) {
+  const auto at = dlerror_text.find(marker);
+  if (at == std::string::npos) return "";
+  return dlerror_text.substr(0, at);
+}
+
+// Whether two paths name the same file (or, failing that, the same text).
+bool SameFile(const std::string& first, const std::string& second) {
+  std::error_code error;
+  const bool same = std::filesystem::equivalent(first, second, error);
+  return error ? first == second : same;
+}
+
+}  // namespace
+
 std::string ExplainDlopenFailure(const std::string& path, const std::string& dlerror_text,
                                  bool lazy) {
   // glibc: "<needed>: cannot open shared object file: No such file or directory"
@@ -76,8 +95,16 @@ std::string ExplainDlopenFailure(const std::string& path, const std::string& dle
         "the plugin's RUNPATH, or install it)",
         path, needed);
   }
-  // glibc: "<file>: undefined symbol: <name>"
+  // glibc: "<file>: undefined symbol: <name>", where <file> is the object
+  // that needs the symbol: the plugin, or a library the plugin needs.
   if (std::string symbol = AfterMarker(dlerror_text, "undefined symbol: "); !symbol.empty()) {
+    const std::string needing = FileBefore(dlerror_text, ": undefined symbol: ");
+    if (!needing.empty() && !SameFile(needing, path)) {
+      return fmt::format(
+          "{}: needs library {}, which has an unresolved symbol {} of its own (the defect is in "
+          "that library, or it is another version than the one the plugin was built against)",
+          path, needing, symbol);
+    }
     std::string hint;
     if (!lazy && symbol.starts_with("TF_")) {
       hint =
