@@ -58,23 +58,32 @@ void ReportGeneration(conform::CheckContext& check, std::string_view id) {
   check.Warn(refused);
 }
 
+// Why the compat.* checks only inform.
+constexpr std::string_view kCompatReason =
+    "Speaks for one generation whichever --tf-version is selected: supporting an older "
+    "TensorFlow is optional, and what harms the selected generation is a required check's "
+    "failure (registration.required_callbacks, struct_size.older_host)";
+
 }  // namespace
 
-SECTL_CHECK("compat.tf_2_5", kInfo, "TensorFlow 2.5 to 2.6 loads this plugin and uses it safely") {
+SECTL_CHECK("compat.tf_2_5", kInfo, "TensorFlow 2.5 to 2.6 loads this plugin and uses it safely",
+            .tests = {}, .severity_reason = kCompatReason) {
   ReportGeneration(check, "2.5");
 }
 
-SECTL_CHECK("compat.tf_2_7", kInfo, "TensorFlow 2.7 to 2.9 loads this plugin and uses it safely") {
+SECTL_CHECK("compat.tf_2_7", kInfo, "TensorFlow 2.7 to 2.9 loads this plugin and uses it safely",
+            .tests = {}, .severity_reason = kCompatReason) {
   ReportGeneration(check, "2.7");
 }
 
-SECTL_CHECK("compat.tf_2_10", kInfo,
-            "TensorFlow 2.10 to 2.15 loads this plugin and uses it safely") {
+SECTL_CHECK("compat.tf_2_10", kInfo, "TensorFlow 2.10 to 2.15 loads this plugin and uses it safely",
+            .tests = {}, .severity_reason = kCompatReason) {
   ReportGeneration(check, "2.10");
 }
 
 SECTL_CHECK("compat.latest", kInfo,
-            "TensorFlow 2.16 and newer loads this plugin and uses it safely") {
+            "TensorFlow 2.16 and newer loads this plugin and uses it safely", .tests = {},
+            .severity_reason = kCompatReason) {
   ReportGeneration(check, "latest");
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "conform/check.h"
+#include "host/compatibility.h"
 #include "host/dispatcher.h"
 #include "host/guarded_struct.h"
 
@@ -76,10 +77,27 @@ void CallDestroyDevice(const host::Platform& platform, SP_Device device) {
                                      platform.plugin_platform(), &device);
 }
 
+// Reports `behaviour` as its one judgement says: a failure where it harms a
+// released TensorFlow, a warning where it does not (as `sectl probe` does).
+void ReportDeviceBehaviour(conform::CheckContext& check, host::DeviceBehaviour behaviour,
+                           const std::string& what_happened) {
+  const auto& judgement = host::JudgeDeviceBehaviour(behaviour);
+  if (judgement.severity == host::Severity::kError) {
+    check.Fail(what_happened);
+  } else {
+    check.Warn(fmt::format("{} ({})", what_happened, judgement.reason));
+  }
+}
+
 }  // namespace
 
 SECTL_CHECK("device.count", kRequired,
-            "get_device_count reports at least one device, and the same number on every call") {
+            "get_device_count reports at least one device, and the same number on every call",
+            .tests = {kGetDeviceCount},
+            .severity_reason =
+                "TensorFlow 2.5 and later call get_device_count for every device listing and "
+                "after every create_device: 0 devices means the platform is unusable, and a "
+                "changing count makes devices appear and vanish between those calls") {
   std::vector<int> counts;
   counts.reserve(kCountReadings);
   for (int i = 0; i < kCountReadings; ++i) counts.push_back(RequireDeviceCount(check));
@@ -99,7 +117,12 @@ SECTL_CHECK("device.count", kRequired,
 
 SECTL_CHECK("device.create_every_ordinal", kRequired,
             "create_device succeeds for every ordinal below the count, and fills in that ordinal "
-            "and a device handle") {
+            "and a device handle",
+            .tests = {kCreateDevice},
+            .severity_reason =
+                "TensorFlow 2.5 and later create every ordinal below the count on first use "
+                "(GetUncachedExecutor): a failure makes that device unusable. An SP_Device.ordinal "
+                "left unset is only a warning (see device.ordinal_mismatch in probe)") {
   host::Platform& platform = check.platform();
   const int count = RequireSomeDevices(check);
   const int created = std::min(count, kMostOrdinalsCreated);
@@ -118,32 +141,46 @@ SECTL_CHECK("device.create_every_ordinal", kRequired,
                        {"reported_ordinal", made.reported_ordinal()},
                        {"device_handle_set", made.device_handle() != nullptr},
                        {"hardware_name", made.hardware_name()}});
-    check.Expect(made.reported_ordinal() == ordinal,
-                 fmt::format("create_device for ordinal {} left SP_Device.ordinal = {}: "
-                             "TensorFlow passes this SP_Device to every later call, so a plugin "
-                             "that reads device->ordinal works on the wrong device",
-                             ordinal, made.reported_ordinal()));
-    if (made.device_handle() == nullptr) {
-      check.Warn(fmt::format(
-          "create_device for ordinal {} left SP_Device.device_handle null: every later call "
-          "gets only TensorFlow's copy of the SP_Device, and the handle is where a plugin keeps "
-          "the device's state",
-          ordinal));
+    if (made.reported_ordinal() != ordinal) {
+      ReportDeviceBehaviour(
+          check, host::DeviceBehaviour::kOrdinalNotFilled,
+          fmt::format("create_device for ordinal {} left SP_Device.ordinal = {}: TensorFlow "
+                      "passes this SP_Device to every later call, so a plugin that reads "
+                      "device->ordinal works on the wrong device",
+                      ordinal, made.reported_ordinal()));
     }
+    // A null device_handle is no finding: TensorFlow never reads it, and
+    // plugins that keep their state elsewhere (TensorFlow's own test plugin,
+    // the community sample) leave it null. details.devices records it.
   }
   check.details() = {{"device_count", count}, {"devices", devices}};
   if (created < count) check.details()["not_created"] = count - created;
 }
 
-SECTL_CHECK("device.out_of_range", kRequired,
+SECTL_CHECK("device.out_of_range", kRecommended,
             "create_device for an ordinal at or beyond the count fails cleanly and hands out no "
-            "device") {
+            "device",
+            .tests = {kCreateDevice},
+            .severity_reason =
+                "No released TensorFlow asks for an ordinal at or beyond get_device_count, so a "
+                "fixed count that ignores the ordinal harms none; an exception across the C API "
+                "is still a failure (TensorFlow terminates)") {
   host::Platform& platform = check.platform();
   const int count = RequireSomeDevices(check);
   nlohmann::json answers = nlohmann::json::array();
   std::vector<int> handed_out;
   for (int ordinal : {count, count + 1}) {
+    const uint64_t exceptions_before = check.journal().exception_count();
     CreateDeviceAnswer answer = CallCreateDevice(platform, ordinal);
+    if (check.journal().exception_count() != exceptions_before) {
+      // Not a refusal: inside TensorFlow an exception across the C API is
+      // std::terminate, whatever the ordinal.
+      check.Abort(fmt::format(
+          "create_device for ordinal {} (beyond the {}) threw a C++ exception across the C API "
+          "instead of setting an error status: TensorFlow calls it from C++ code that cannot "
+          "catch it, and the process terminates; refuse with a non-OK TF_Status",
+          ordinal, Devices(count)));
+    }
     answers.push_back({{"ordinal", ordinal},
                        {"status", answer.status ? "OK" : answer.status.error().message()},
                        {"device_handle_set", answer.device.device_handle != nullptr}});
@@ -159,11 +196,14 @@ SECTL_CHECK("device.out_of_range", kRequired,
     }
   }
   if (!handed_out.empty()) {
-    check.Fail(fmt::format(
-        "create_device succeeded for ordinal {} although get_device_count reports {}: the count "
-        "is read again and again, and when it shrinks TensorFlow must get an error for the "
-        "vanished ordinal, not a device that does not exist",
-        fmt::join(handed_out, " and "), Devices(count)));
+    ReportDeviceBehaviour(
+        check, host::DeviceBehaviour::kOutOfRangeOrdinalAccepted,
+        fmt::format(
+            "create_device succeeded for ordinal {} although get_device_count reports {}: the "
+            "count "
+            "is read again and again, and when it shrinks TensorFlow must get an error for the "
+            "vanished ordinal, not a device that does not exist",
+            fmt::join(handed_out, " and "), Devices(count)));
   }
   check.details() = {{"device_count", count}, {"answers", answers}};
 }

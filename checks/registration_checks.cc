@@ -8,24 +8,13 @@
 #include <vector>
 
 #include "conform/check.h"
+#include "host/compatibility.h"
 #include "host/guarded_struct.h"
 
 namespace sectl::checks {
 namespace {
 
 using abi::PluginFunction;
-
-// Findings the host runtime made while registering, whose id starts with
-// one of `prefixes`, as failures.
-void FailOnFindings(conform::CheckContext& check,
-                    std::initializer_list<std::string_view> prefixes) {
-  for (const auto& finding : check.platform().findings().all()) {
-    if (finding.severity != host::Severity::kError) continue;
-    for (std::string_view prefix : prefixes) {
-      if (finding.id.starts_with(prefix)) check.Fail(finding.message);
-    }
-  }
-}
 
 std::string VersionText(const host::VersionFields& version) {
   return fmt::format("{}.{}.{}", version.major, version.minor, version.patch);
@@ -102,22 +91,50 @@ class InitCall {
 }  // namespace
 
 SECTL_CHECK("registration.init", kRequired,
-            "SE_InitPlugin succeeds and the platform registers as TensorFlow registers it") {
+            "SE_InitPlugin succeeds and the platform registers as TensorFlow registers it",
+            .tests = {kInitPlugin, kCreateDeviceFns, kCreateStreamExecutor, kCreateTimerFns,
+                      kGetDeviceCount},
+            .severity_reason =
+                "TensorFlow 2.5 and later refuse to register a plugin whose SE_InitPlugin or "
+                "create_* call fails or whose platform name or type is invalid: the device never "
+                "appears (create_timer_fns only for 2.5 to 2.15, which call it)") {
   host::Platform& platform = check.platform();
   check.details() = {{"platform_name", platform.name()},
                      {"platform_type", platform.type()},
                      {"abi_vintage", platform.AbiVintage()}};
-  // A zero struct_size is struct_size.zero's to report.
-  FailOnFindings(check, {"registration.", "platform."});
+  // A zero struct_size is struct_size.zero's to report; create_timer_fns
+  // only matters to a generation that calls it.
+  for (const auto& finding : platform.findings().all()) {
+    if (finding.severity != host::Severity::kError) continue;
+    if (finding.id == "platform.create_timer_fns.failed") {
+      if (check.generation().calls_create_timer_fns)
+        check.FailIn(PluginFunction::kCreateTimerFns, finding.message);
+      continue;
+    }
+    if (finding.id.starts_with("platform.create_device_fns.")) {
+      check.FailIn(PluginFunction::kCreateDeviceFns, finding.message);
+    } else if (finding.id.starts_with("platform.create_stream_executor.")) {
+      check.FailIn(PluginFunction::kCreateStreamExecutor, finding.message);
+    } else if (finding.id.starts_with("registration.") || finding.id.starts_with("platform.")) {
+      check.FailIn(PluginFunction::kInitPlugin, finding.message);
+    }
+  }
   const int count = check.Require(platform.DeviceCount(), "get_device_count");
   check.details()["device_count"] = count;
-  check.Expect(count >= 1, fmt::format("get_device_count reported {} devices: TensorFlow would "
-                                       "register the platform but create no device",
-                                       count));
+  if (count < 1) {
+    check.FailIn(PluginFunction::kGetDeviceCount,
+                 fmt::format("get_device_count reported {} devices: TensorFlow would "
+                             "register the platform but create no device",
+                             count));
+  }
 }
 
-SECTL_CHECK("registration.version_fields", kRecommended,
-            "SE_InitPlugin leaves the host's version fields as the host wrote them") {
+SECTL_CHECK("registration.version_fields", kInfo,
+            "SE_InitPlugin leaves the host's version fields as the host wrote them",
+            .tests = {kInitPlugin},
+            .severity_reason =
+                "No released TensorFlow reads the version fields back after "
+                "SE_InitPlugin; only the API's versioning strategy asks for it") {
   const host::Platform& platform = check.platform();
   const auto& offered = platform.version_offered();
   const auto& after = platform.version_after_init();
@@ -134,17 +151,36 @@ SECTL_CHECK("registration.version_fields", kRecommended,
 
 SECTL_CHECK("registration.required_callbacks", kRequired,
             "Every function the chosen TensorFlow generation validates or calls unconditionally "
-            "is set") {
-  FailOnFindings(check, {"required."});
+            "is set where that generation reads it",
+            .tests = {},
+            .severity_reason =
+                "The selected generation (2.5, 2.7, 2.10 or latest): it refuses to register a "
+                "plugin without a member it validates, crashes calling a null member it calls "
+                "without a check, and calls the wrong function where its layout differs from the "
+                "plugin's (2.5 reads host_callback where a 288-byte plugin put mem_zero)") {
+  // One judgement with compat.* and the probe: the plugin's structs read at
+  // the selected generation's own offsets (host/compatibility.h).
+  const abi::HostGeneration& generation = check.generation();
   nlohmann::json missing = nlohmann::json::array();
-  for (const auto& finding : check.platform().findings().all()) {
-    if (finding.id.starts_with("required.")) missing.push_back(finding.id.substr(9));
+  for (const auto& problem : host::JudgeRequiredMembers(generation, check.platform())) {
+    if (problem.function == abi::PluginFunction::kCount) continue;
+    missing.push_back({{"member", abi::InfoOf(problem.function).member},
+                       {"kind", problem.kind},
+                       {"message", problem.message}});
+    check.FailIn(problem.function, problem.kind == "refused"
+                                       ? fmt::format("{} ({} refuses to register the plugin)",
+                                                     problem.message, generation.description)
+                                       : problem.message);
   }
-  check.details() = {{"tf_version", check.generation().id}, {"missing", missing}};
+  check.details() = {{"tf_version", generation.id}, {"missing", missing}};
 }
 
-SECTL_CHECK("registration.major_version", kRecommended,
-            "SE_InitPlugin refuses a host of another major version of the API") {
+SECTL_CHECK("registration.major_version", kInfo,
+            "SE_InitPlugin refuses a host of another major version of the API",
+            .tests = {kInitPlugin},
+            .severity_reason =
+                "Every released TensorFlow offers version 0.0.1 (SE_MAJOR never "
+                "changed), so none is harmed; the versioning strategy asks for it") {
   const InitCall next_major(check, kNextMajorVersion);
   check.details() = next_major.Describe();
   if (next_major.succeeded() && !next_major.RegisteredNothing()) {
@@ -164,8 +200,13 @@ SECTL_CHECK("registration.major_version", kRecommended,
   }
 }
 
-SECTL_CHECK("registration.status", kRequired,
-            "SE_InitPlugin's status is OK exactly when it registered the platform") {
+SECTL_CHECK("registration.status", kRecommended,
+            "SE_InitPlugin's status is OK exactly when it registered the platform",
+            .tests = {kInitPlugin},
+            .severity_reason =
+                "Every released TensorFlow offers version 0.0.1, where registration.init already "
+                "judges the status; the hosts of other versions this check emulates are yet to "
+                "come, and TensorFlow reads nothing but the status there") {
   // Two hosts the plugin may accept or refuse; whichever it does, the
   // status must say so, because TensorFlow reads nothing else. One
   // registration at a time, each torn down before the next.
@@ -174,7 +215,7 @@ SECTL_CHECK("registration.status", kRequired,
     const InitCall call(check, offered);
     check.details()["calls"].push_back(call.Describe());
     if (call.succeeded() && call.RegisteredNothing()) {
-      check.Fail(fmt::format(
+      check.Warn(fmt::format(
           "SE_InitPlugin returned OK to a host offering version {} but registered nothing (no "
           "name, type, destroy_platform or destroy_platform_fns): it refused the host without "
           "saying so. TensorFlow takes OK for success and then rejects the plugin with "
@@ -186,7 +227,7 @@ SECTL_CHECK("registration.status", kRequired,
     // error; refusing another major version after writing is
     // registration.major_version's concern.
     if (offered.major == SE_MAJOR && !call.succeeded() && call.RegisteredEverything()) {
-      check.Fail(fmt::format(
+      check.Warn(fmt::format(
           "SE_InitPlugin registered the platform for a host offering version {} (a compatible "
           "minor version) yet left a non-OK status ({}): TensorFlow treats any non-OK status as "
           "failure and refuses the plugin. A success must leave the status OK; an error meant "

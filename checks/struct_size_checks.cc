@@ -4,7 +4,7 @@
 // stays inside the structs of hosts older and newer than its header.
 #include <fmt/format.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,12 +60,7 @@ std::unique_ptr<host::Device> TryCreateDevice(conform::CheckContext& check,
 struct EmulatedHost {
   std::string description;
   host::PlatformOptions options;
-  // Whether to create a device, allocate and read allocator statistics, so
-  // that the per-device structs are handed over too.
-  bool uses_a_device;
 };
-
-host::HostStructSize Exactly(size_t bytes) { return {bytes, bytes}; }
 
 // The generation `id` with another SP_StreamExecutor size: the host runtime
 // takes that struct's size from the generation, not from struct_sizes.
@@ -75,39 +70,13 @@ abi::HostGeneration WithStreamExecutorSize(std::string_view id, size_t bytes) {
   return generation;
 }
 
-// Hosts built against older headers, each struct followed by canary bytes
-// right at the size the host announced. Two registrations, because a
-// plugin may rightly decline the 264-byte SP_StreamExecutor (and with it
-// every device), and the device structs must still be tried.
-std::vector<EmulatedHost> OlderHosts() {
-  constexpr size_t kRfcDevice = 32;            // ends at device_handle
-  constexpr size_t kRfcDeviceMemoryBase = 32;  // ends at size
-  // Without largest_free_block_bytes: a host that knows fewer statistics.
-  constexpr size_t kFewerAllocatorStats = 88;
-  return {
-      {"a TensorFlow 2.5 host (SP_StreamExecutor 264 bytes, SP_Platform 33 bytes)",
-       {.generation = *abi::FindHostGeneration("2.5"),
-        .struct_sizes = {{StructKind::kPlatform, Exactly(33)}}},
-       false},
-      {"a host with older device structs (SP_Platform 34, SP_Device 32, SP_DeviceMemoryBase 32, "
-       "SP_AllocatorStats 88 bytes)",
-       {.generation = abi::LatestHostGeneration(),
-        .struct_sizes = {{StructKind::kPlatform, Exactly(34)},
-                         {StructKind::kDevice, Exactly(kRfcDevice)},
-                         {StructKind::kDeviceMemoryBase, Exactly(kRfcDeviceMemoryBase)},
-                         {StructKind::kAllocatorStats, Exactly(kFewerAllocatorStats)}}},
-       true},
-  };
-}
-
 // A host built against a header that appended 64 bytes of members to every
 // struct, zero-filled as TensorFlow zero-fills its structs.
 EmulatedHost NewerHost() {
   constexpr size_t kAppended = 64;
   EmulatedHost newer{
       "a host whose structs are 64 bytes larger than this header's",
-      {.generation = WithStreamExecutorSize("latest", SP_STREAMEXECUTOR_STRUCT_SIZE + kAppended)},
-      true};
+      {.generation = WithStreamExecutorSize("latest", SP_STREAMEXECUTOR_STRUCT_SIZE + kAppended)}};
   for (StructKind kind : abi::AllStructKinds()) {
     const auto& layout = abi::CurrentLayout(kind);
     newer.options.struct_sizes[kind] = {layout.struct_size + kAppended,
@@ -116,67 +85,16 @@ EmulatedHost NewerHost() {
   return newer;
 }
 
-// How many bytes past its end a `struct_size.overrun.*` finding says the
-// plugin wrote; 0 if the message cannot be read.
-size_t BytesPastEnd(const host::Finding& overrun) {
-  size_t bytes = 0;
-  if (std::sscanf(overrun.message.c_str(), "the plugin wrote %zu byte", &bytes) != 1) return 0;
-  return bytes;
-}
-
-// Reports every write past a struct of `host`. SP_Platform is special: in
-// every TensorFlow it is a 40-byte object whatever struct_size says, so
-// flags written into its tail padding corrupt nothing; that is only a
-// warning (the size the host announced still says the member is absent).
-void JudgeOverruns(conform::CheckContext& check, const EmulatedHost& emulated,
-                   const host::Platform& platform) {
-  constexpr std::string_view kOverrun = "struct_size.overrun.";
-  const size_t announced_platform = platform.HostSizeOf(StructKind::kPlatform).prefilled;
-  for (const auto& finding : platform.findings().all()) {
-    if (!finding.id.starts_with(kOverrun)) continue;
-    const std::string struct_name = finding.id.substr(kOverrun.size());
-    const size_t past = BytesPastEnd(finding);
-    if (struct_name == "SP_Platform" && past > 0 &&
-        announced_platform + past <= sizeof(SP_Platform)) {
-      check.Warn(fmt::format(
-          "in {}, {}: these bytes are padding of every TensorFlow's {}-byte SP_Platform, so "
-          "nothing is corrupted, but the plugin set members the host announced it does not have; "
-          "set only members that end within the pre-filled struct_size",
-          emulated.description, finding.message, sizeof(SP_Platform)));
-      continue;
-    }
-    check.Fail(fmt::format(
-        "in {}, {}. An older TensorFlow keeps this struct on its stack or heap at exactly that "
-        "size, so the plugin overwrites whatever lies next to it. Fill only the members that end "
-        "within the struct_size the host pre-filled, or decline such a host with a non-OK status",
-        emulated.description, finding.message));
+// The generations older than `selected`, whose compat.* checks judge what
+// the plugin writes past their structs: "2.5, 2.7 and 2.10".
+std::vector<std::string> OlderGenerations(const abi::HostGeneration& selected) {
+  std::vector<std::string> older;
+  for (const auto& generation : abi::AllHostGenerations()) {
+    if (generation.id == selected.id) break;
+    older.push_back(fmt::format("compat.tf_{}", generation.id));
   }
-}
-
-// Registers the plugin with `emulated` and hands it the per-device structs.
-// What the plugin declines (a non-OK status) is recorded, not judged:
-// declining a host cleanly is correct.
-nlohmann::json RunOlderHost(conform::CheckContext& check, const EmulatedHost& emulated) {
-  nlohmann::json outcome = {{"host", emulated.description}};
-  auto platform = check.CreatePlatform(emulated.options);
-  if (!platform) {
-    outcome["outcome"] = fmt::format("declined: {}", platform.error().message());
-    return outcome;
-  }
-  outcome["outcome"] = "registered";
-  for (const auto& finding : (*platform)->findings().all()) {
-    if (finding.id.starts_with("platform.create_")) outcome["declined"].push_back(finding.message);
-  }
-  if (emulated.uses_a_device) {
-    auto device = (*platform)->CreateDevice(check.settings().device_ordinal);
-    if (device) {
-      (void)ReadPerCallStructSizes(**device);
-    } else {
-      outcome["device"] = fmt::format("declined: {}", device.error().message());
-    }
-  }
-  JudgeOverruns(check, emulated, **platform);
-  return outcome;
+  for (auto& id : older) std::replace(id.begin(), id.end(), '.', '_');
+  return older;
 }
 
 // How far one host got in using the plugin: registration, a device, an
@@ -231,7 +149,12 @@ HostOutcome UseHost(conform::CheckContext& check, const host::PlatformOptions& o
 }  // namespace
 
 SECTL_CHECK("struct_size.zero", kRequired,
-            "Every struct the plugin fills reports a non-zero struct_size") {
+            "Every struct the plugin fills reports a non-zero struct_size",
+            .tests = {kInitPlugin, kCreateDeviceFns, kCreateStreamExecutor, kCreateTimerFns},
+            .severity_reason =
+                "TensorFlow 2.5 and later refuse the plugin (FAILED_PRECONDITION from "
+                "TF_VALIDATE_STRUCT_SIZE) when a registration, device or stream executor struct "
+                "reports struct_size 0; the per-call structs, which TensorFlow only logs, warn") {
   host::Platform& platform = check.platform();
   const auto device = TryCreateDevice(check, platform);
   for (const auto& finding : platform.findings().all()) {
@@ -259,7 +182,12 @@ SECTL_CHECK("struct_size.zero", kRequired,
 }
 
 SECTL_CHECK("struct_size.vintage", kRecommended,
-            "Every struct_size names a published layout, or a newer one") {
+            "Every struct_size names a published layout, or a newer one",
+            .tests = {kInitPlugin, kCreateDeviceFns, kCreateStreamExecutor, kCreateTimerFns},
+            .severity_reason =
+                "No released TensorFlow reads struct_size beyond checking it is "
+                "non-zero: an unpublished value misleads only a host that "
+                "reads members by it") {
   host::Platform& platform = check.platform();
   const auto device = TryCreateDevice(check, platform);
   std::vector<abi::StructSizeReading> readings;
@@ -309,15 +237,57 @@ SECTL_CHECK("struct_size.vintage", kRecommended,
 }
 
 SECTL_CHECK("struct_size.older_host", kRequired,
-            "The plugin writes nothing past the struct sizes an older host announces") {
-  nlohmann::json& hosts = check.details()["hosts"];
-  hosts = nlohmann::json::array();
-  for (const EmulatedHost& older : OlderHosts()) hosts.push_back(RunOlderHost(check, older));
+            "The plugin writes nothing past the structs the selected TensorFlow generation hands "
+            "it, however much older than the plugin's header that generation is",
+            .tests = {kInitPlugin, kCreateDeviceFns, kCreateStreamExecutor, kCreateTimerFns},
+            .severity_reason =
+                "The selected generation (2.5, 2.7, 2.10 or latest) keeps each struct it hands "
+                "over at exactly its own size, on its stack (InitStreamExecutorPlugin, "
+                "GetUncachedExecutor): a write past it corrupts TensorFlow's memory. Under "
+                "--tf-version 2.5, writing the 288-byte SP_StreamExecutor into its 264 bytes "
+                "fails here; older generations than the selected one are compat.*'s to report") {
+  // The platform as the selected generation registers it: its own sizes,
+  // each struct followed by canary bytes. A device, an allocation and
+  // allocator statistics hand over the per-device structs too.
+  host::Platform& platform = check.platform();
+  const auto device = TryCreateDevice(check, platform);
+  if (device != nullptr) (void)ReadPerCallStructSizes(*device);
+  const abi::HostGeneration& generation = check.generation();
+  check.details()["tf_version"] = generation.id;
+  check.details()["older_generations_judged_by"] = OlderGenerations(generation);
+  constexpr std::string_view kOverrun = "struct_size.overrun.";
+  for (const auto& finding : platform.findings().all()) {
+    if (!finding.id.starts_with(kOverrun)) continue;
+    const std::string struct_name = finding.id.substr(kOverrun.size());
+    const abi::PluginFunction writer =
+        struct_name == "SP_StreamExecutor" || struct_name == "SE_CreateStreamExecutorParams"
+            ? abi::PluginFunction::kCreateStreamExecutor
+        : struct_name == "SP_DeviceFns" || struct_name == "SE_CreateDeviceFnsParams"
+            ? abi::PluginFunction::kCreateDeviceFns
+        : struct_name == "SP_TimerFns" ? abi::PluginFunction::kCreateTimerFns
+        : struct_name == "SP_Device" || struct_name == "SE_CreateDeviceParams"
+            ? abi::PluginFunction::kCreateDevice
+        : struct_name == "SP_DeviceMemoryBase" ? abi::PluginFunction::kAllocate
+        : struct_name == "SP_AllocatorStats"   ? abi::PluginFunction::kGetAllocatorStats
+                                               : abi::PluginFunction::kInitPlugin;
+    check.FailIn(writer,
+                 fmt::format("in {}, {}. That TensorFlow keeps this struct at exactly that size, "
+                             "so the plugin overwrites whatever lies next to it. Fill only the "
+                             "members that end within the struct_size the host pre-filled, or "
+                             "decline such a host with a non-OK status",
+                             generation.description, finding.message));
+  }
 }
 
-SECTL_CHECK("struct_size.newer_host", kRequired,
+SECTL_CHECK("struct_size.newer_host", kRecommended,
             "A host whose structs are larger than the plugin's header gets as far as one that "
-            "matches it") {
+            "matches it",
+            .tests = {kInitPlugin, kCreateDeviceFns, kCreateStreamExecutor, kCreateTimerFns},
+            .severity_reason =
+                "No released TensorFlow hands a plugin structs larger than the newest header's; "
+                "this guards the next one that appends members. A plugin built against an older "
+                "header than the selected generation meets its larger structs in every other "
+                "check") {
   // The same steps with this header's sizes first: what fails there too is
   // another check's failure, not confusion about struct_size.
   const HostOutcome matching = UseHost(check, {.generation = abi::LatestHostGeneration()});
@@ -330,7 +300,7 @@ SECTL_CHECK("struct_size.newer_host", kRequired,
   if (!matching.failure.empty()) check.details()["failure_with_matching_sizes"] = matching.failure;
   if (!larger.failure.empty()) check.details()["failure_with_larger_sizes"] = larger.failure;
   if (larger.steps_done < matching.steps_done) {
-    check.Fail(fmt::format(
+    check.Warn(fmt::format(
         "with {}, {} (with this header's own sizes that step works): a TensorFlow built against "
         "a newer header, with members appended and every struct_size larger, could not use this "
         "plugin. A plugin must accept a larger struct_size and fill the members it knows",

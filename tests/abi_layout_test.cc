@@ -7,6 +7,7 @@
 #include "abi/host_generations.h"
 #include "abi/plugin_functions.h"
 #include "abi/struct_layouts.h"
+#include "host/guarded_struct.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
 namespace sectl::abi {
@@ -115,3 +116,18 @@ TEST(HostGenerations, UnifiedMemoryIsRequiredOnlyWhenAdvertised) {
 
 }  // namespace
 }  // namespace sectl::abi
+
+// A write past the end is described by the bytes written and where they
+// end, not only by how far past the end the last one lies.
+TEST(GuardedStruct, SaysWhichBytesPastTheEndWereWritten) {
+  constexpr size_t kOlderHost = 264;
+  sectl::host::GuardedStruct<SP_StreamExecutor> older(kOlderHost, kOlderHost);
+  EXPECT_TRUE(older.WrittenPastEnd().empty());
+  // A plugin that sets only host_callback, at today's offset 280.
+  auto* bytes = reinterpret_cast<unsigned char*>(older.get());
+  std::memset(bytes + 280, 0x11, 8);
+  const sectl::host::WritePastEnd written = older.WrittenPastEnd();
+  EXPECT_EQ(written.first, 280u);
+  EXPECT_EQ(written.end, 288u);
+  EXPECT_EQ(written.bytes(), 8u);
+}

@@ -11,8 +11,12 @@ TEST_P(DeviceFaults, AreCaughtByExactlyTheirCheck) { ExpectCaughtByExactlyItsChe
 INSTANTIATE_TEST_SUITE_P(
     Faults, DeviceFaults,
     ::testing::Values(FaultCase{"unstable_device_count", "device.count", "fail"},
-                      FaultCase{"ordinal_not_set", "device.create_every_ordinal", "fail"},
-                      FaultCase{"out_of_range_succeeds", "device.out_of_range", "fail"},
+                      // TensorFlow never reads SP_Device.ordinal back, nor asks for an
+                      // ordinal beyond the count (host::JudgeDeviceBehaviour): warnings.
+                      FaultCase{"ordinal_not_set", "device.create_every_ordinal", "warn"},
+                      FaultCase{"out_of_range_succeeds", "device.out_of_range", "warn"},
+                      // An exception is no refusal: TensorFlow terminates.
+                      FaultCase{"throws_from_create_device", "device.out_of_range", "fail"},
                       FaultCase{"shared_context_teardown", "lifecycle.tensorflow_order", "crash"},
                       FaultCase{"device_table_exhausted", "lifecycle.recreate", "fail"},
                       FaultCase{"leaks_stream_threads", "lifecycle.no_growth", "warn"},

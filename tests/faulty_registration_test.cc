@@ -16,8 +16,9 @@ INSTANTIATE_TEST_SUITE_P(
                       FaultCase{"overwrites_version", "registration.version_fields", "warn"},
                       FaultCase{"no_host_callback", "registration.required_callbacks", "fail"},
                       FaultCase{"accepts_any_major", "registration.major_version", "warn"},
-                      FaultCase{"status_not_set_on_reject", "registration.status", "fail"},
-                      FaultCase{"stale_status_on_success", "registration.status", "fail"},
+                      // Only hosts of versions no released TensorFlow offers see these.
+                      FaultCase{"status_not_set_on_reject", "registration.status", "warn"},
+                      FaultCase{"stale_status_on_success", "registration.status", "warn"},
                       // TensorFlow 2.5 to 2.15 all call sync_memcpy_dtod without a null
                       // check: the one fault is a crash in each of those generations.
                       FaultCase{"no_sync_memcpy_dtod",

@@ -135,6 +135,14 @@ TEST(ProbeCommand, OlderHostCatchesWritesPastItsStruct) {
   EXPECT_TRUE(ids.count("struct_size.overrun.SP_StreamExecutor")) << report["findings"].dump(2);
   EXPECT_TRUE(ids.count("required.create_timer_fns")) << "2.5 requires timers";
   EXPECT_FALSE(ids.count("required.mem_zero")) << "2.5 predates the mem_zero family";
+  for (const json& finding : report["findings"]) {
+    if (finding["id"] != "struct_size.overrun.SP_StreamExecutor") continue;
+    EXPECT_NE(finding["message"].get<std::string>().find(
+                  "wrote 24 bytes past the end of the host's 264-byte SP_StreamExecutor (up to "
+                  "byte 288)"),
+              std::string::npos)
+        << finding["message"];
+  }
 }
 
 // The compat section, keyed by --tf-version.

@@ -16,6 +16,14 @@ class CompatibilityJudge {
  public:
   explicit CompatibilityJudge(const abi::HostGeneration& generation) : generation_(generation) {}
 
+  // The members alone (see JudgeRequiredMembers).
+  std::vector<CompatibilityProblem> JudgeMembers(const Platform& platform) {
+    unified_ = platform.supports_unified_memory();
+    JudgeFunctionTables(platform);
+    JudgeStreamExecutor(platform);
+    return std::move(verdict_.problems);
+  }
+
   Compatibility Judge(const Expected<std::unique_ptr<Platform>>& registered) {
     if (!registered) {
       Add("refused", registered.error().message());
@@ -44,8 +52,9 @@ class CompatibilityJudge {
     const void* value = nullptr;
   };
 
-  void Add(std::string_view kind, std::string message) {
-    verdict_.problems.push_back({std::string(kind), std::move(message)});
+  void Add(std::string_view kind, std::string message,
+           abi::PluginFunction function = abi::PluginFunction::kCount) {
+    verdict_.problems.push_back({std::string(kind), std::move(message), function});
   }
 
   static const StructReport* FindReport(const Platform& platform, abi::StructKind kind) {
@@ -76,13 +85,14 @@ class CompatibilityJudge {
   void JudgeRequirement(abi::PluginFunction function, const std::string& elsewhere) {
     switch (abi::RequirementOf(function, generation_, unified_)) {
       case abi::Requirement::kValidated:
-        Add("refused", abi::TensorFlowMissingMemberMessage(function) + elsewhere);
+        Add("refused", abi::TensorFlowMissingMemberMessage(function) + elsewhere, function);
         break;
       case abi::Requirement::kCalledUnconditionally:
         Add("null_call",
             fmt::format("{} calls {} without checking for null, and this plugin "
                         "leaves it null{}: the process crashes when it is called",
-                        generation_.description, abi::QualifiedName(function), elsewhere));
+                        generation_.description, abi::QualifiedName(function), elsewhere),
+            function);
         break;
       case abi::Requirement::kOptional:
       case abi::Requirement::kUnused:
@@ -128,7 +138,8 @@ class CompatibilityJudge {
             fmt::format("{} reads SP_StreamExecutor.{} at offset {}, where this plugin's {}-byte "
                         "layout put {}: it would call {} in place of {}",
                         generation_.description, member.name, member.offset, plugin_size,
-                        found->second.name, found->second.name, member.name));
+                        found->second.name, found->second.name, member.name),
+            function);
       } else if (value == nullptr) {
         JudgeRequirement(function, WhereItWent(written, member.name, *host_layout, plugin_size));
       }
@@ -183,6 +194,32 @@ class CompatibilityJudge {
 };
 
 }  // namespace
+
+std::vector<CompatibilityProblem> JudgeRequiredMembers(const abi::HostGeneration& generation,
+                                                       const Platform& platform) {
+  return CompatibilityJudge(generation).JudgeMembers(platform);
+}
+
+const BehaviourJudgement& JudgeDeviceBehaviour(DeviceBehaviour behaviour) {
+  // TensorFlow (every generation) keys its executors by the ordinal it asked
+  // for and creates only ordinals below get_device_count; SP_Device.ordinal
+  // is never read back (GetUncachedExecutor, CStreamExecutor).
+  static constexpr BehaviourJudgement kOrdinalNotFilled{
+      Severity::kWarning,
+      "no released TensorFlow reads SP_Device.ordinal back: it keys the executor by the "
+      "ordinal it asked for; only a plugin that reads device->ordinal itself is misled"};
+  static constexpr BehaviourJudgement kOutOfRangeOrdinalAccepted{
+      Severity::kWarning,
+      "no released TensorFlow asks for an ordinal at or beyond get_device_count (it creates "
+      "devices 0 to count-1), so a plugin with a fixed count that ignores the ordinal harms none"};
+  switch (behaviour) {
+    case DeviceBehaviour::kOrdinalNotFilled:
+      return kOrdinalNotFilled;
+    case DeviceBehaviour::kOutOfRangeOrdinalAccepted:
+      return kOutOfRangeOrdinalAccepted;
+  }
+  return kOrdinalNotFilled;
+}
 
 Compatibility JudgeCompatibility(const abi::HostGeneration& generation,
                                  const Expected<std::unique_ptr<Platform>>& registered) {

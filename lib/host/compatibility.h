@@ -24,6 +24,8 @@ struct CompatibilityProblem {
   // "null_call": it calls a member the plugin left null.
   std::string kind;
   std::string message;
+  // The plugin function at fault, for the member judgements (kCount: none).
+  abi::PluginFunction function = abi::PluginFunction::kCount;
 };
 
 struct Compatibility {
@@ -37,5 +39,31 @@ struct Compatibility {
 // registering gave.
 Compatibility JudgeCompatibility(const abi::HostGeneration& generation,
                                  const Expected<std::unique_ptr<Platform>>& registered);
+
+// What `generation` makes of the members the plugin set, read at that
+// generation's own offsets whatever struct_size the plugin reported: a
+// required member left null ("refused"), one called without a null check
+// ("null_call"), or one where the plugin put another function
+// ("wrong_function"). The one judgement behind registration.required_callbacks,
+// the compat.* checks, the probe's required.* findings and its matrix.
+std::vector<CompatibilityProblem> JudgeRequiredMembers(const abi::HostGeneration& generation,
+                                                       const Platform& platform);
+
+// Behaviours at device creation that TensorFlow tolerates or not, judged in
+// one place for `sectl probe` (finding severity) and `sectl conform` (warn
+// or fail).
+enum class DeviceBehaviour {
+  // create_device left SP_Device.ordinal other than the ordinal asked for.
+  kOrdinalNotFilled,
+  // create_device succeeded for an ordinal at or beyond get_device_count.
+  kOutOfRangeOrdinalAccepted,
+};
+
+struct BehaviourJudgement {
+  Severity severity;  // kError: harms a released TensorFlow; kWarning: does not
+  std::string_view reason;
+};
+
+const BehaviourJudgement& JudgeDeviceBehaviour(DeviceBehaviour behaviour);
 
 }  // namespace sectl::host

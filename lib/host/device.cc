@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "host/compatibility.h"
 #include "host/event.h"
 #include "host/guarded_struct.h"
 #include "host/platform.h"
@@ -32,8 +33,8 @@ Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal
                                                         platform.plugin_platform(), params.get());
   if (!created) return tl::unexpected(created.error());
 
-  platform.NoteOverrun("SP_Device", device.host_bytes(), device.BytesWrittenPastEnd());
-  platform.NoteOverrun("SE_CreateDeviceParams", params.host_bytes(), params.BytesWrittenPastEnd());
+  platform.NoteOverrun("SP_Device", device);
+  platform.NoteOverrun("SE_CreateDeviceParams", params);
   const auto reading = platform.NoteStructSize(abi::StructKind::kDevice, device->struct_size);
   SP_Device decoded{};
   abi::DecodeToCurrentLayout(reading, device.get(), device.host_bytes(), &decoded);
@@ -43,9 +44,11 @@ Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal
 
   auto result = std::make_unique<Device>(Passkey{}, platform, ordinal, decoded);
   if (decoded.ordinal != ordinal) {
-    result->findings_.Add(Severity::kWarning, "device.ordinal_mismatch",
-                          fmt::format("create_device for ordinal {} left SP_Device.ordinal = {}",
-                                      ordinal, decoded.ordinal));
+    const auto& judgement = JudgeDeviceBehaviour(DeviceBehaviour::kOrdinalNotFilled);
+    result->findings_.Add(judgement.severity, "device.ordinal_mismatch",
+                          fmt::format("create_device for ordinal {} left SP_Device.ordinal = {} "
+                                      "({})",
+                                      ordinal, decoded.ordinal, judgement.reason));
   }
   return result;
 }
@@ -99,7 +102,7 @@ Expected<std::optional<SP_AllocatorStats>> Device::QueryAllocatorStats() const {
   auto answered = dispatcher().Invoke(PluginFunction::kGetAllocatorStats, fns().get_allocator_stats,
                                       &device_, stats.get());
   if (!answered) return tl::unexpected(answered.error());
-  platform_.NoteOverrun("SP_AllocatorStats", stats.host_bytes(), stats.BytesWrittenPastEnd());
+  platform_.NoteOverrun("SP_AllocatorStats", stats);
   if (*answered == 0) return std::optional<SP_AllocatorStats>();
   return std::optional<SP_AllocatorStats>(*stats.get());
 }
@@ -109,7 +112,7 @@ Expected<DeviceMemory> Device::Allocate(uint64_t size, int64_t memory_space) con
   auto called = dispatcher().Invoke(PluginFunction::kAllocate, fns().allocate, &device_, size,
                                     memory_space, memory.get());
   if (!called) return tl::unexpected(called.error());
-  platform_.NoteOverrun("SP_DeviceMemoryBase", memory.host_bytes(), memory.BytesWrittenPastEnd());
+  platform_.NoteOverrun("SP_DeviceMemoryBase", memory);
   if (memory->opaque == nullptr && size > 0) {
     return PluginFailure(PluginFunction::kAllocate,
                          fmt::format("allocate returned no memory for {} bytes", size));

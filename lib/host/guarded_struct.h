@@ -14,6 +14,15 @@ namespace sectl::host {
 inline constexpr size_t kCanaryBytes = 64;
 inline constexpr unsigned char kCanaryValue = 0xA5;
 
+// The bytes a plugin changed past the end of a host's struct: from `first`
+// to `end` (exclusive), as offsets from the start of the struct.
+struct WritePastEnd {
+  size_t first = 0;
+  size_t end = 0;
+  bool empty() const { return end == first; }
+  size_t bytes() const { return end - first; }
+};
+
 template <typename T>
 class GuardedStruct {
  public:
@@ -44,13 +53,16 @@ class GuardedStruct {
   const unsigned char* bytes() const { return storage_.data(); }
   size_t host_bytes() const { return host_bytes_; }
 
-  // How far past the host's storage the plugin wrote: 0 if the canary is
-  // intact, else the offset just past the last overwritten canary byte.
-  size_t BytesWrittenPastEnd() const {
-    for (size_t i = kCanaryBytes; i > 0; --i) {
-      if (storage_[host_bytes_ + i - 1] != kCanaryValue) return i;
+  // The bytes the plugin changed past the host's storage; empty when the
+  // canary is intact.
+  WritePastEnd WrittenPastEnd() const {
+    WritePastEnd written;
+    for (size_t i = 0; i < kCanaryBytes; ++i) {
+      if (storage_[host_bytes_ + i] == kCanaryValue) continue;
+      if (written.empty()) written.first = host_bytes_ + i;
+      written.end = host_bytes_ + i + 1;
     }
-    return 0;
+    return written;
   }
 
  private:

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "host/compatibility.h"
 #include "host/device.h"
 #include "host/guarded_struct.h"
 #include "host/plugin_string.h"
@@ -109,12 +110,19 @@ abi::StructSizeReading Platform::NoteStructSize(StructKind kind, size_t reported
   return reading;
 }
 
-void Platform::NoteOverrun(std::string_view struct_name, size_t host_bytes, size_t bytes_past_end) {
-  if (bytes_past_end == 0) return;
-  findings_.Add(Severity::kError, fmt::format("struct_size.overrun.{}", struct_name),
-                fmt::format("the plugin wrote {} byte(s) past the end of {} (the host's struct is "
-                            "{} bytes): memory corruption inside that host",
-                            bytes_past_end, struct_name, host_bytes));
+void Platform::NoteOverrun(std::string_view struct_name, size_t host_bytes, WritePastEnd written) {
+  if (written.empty()) return;
+  const size_t past = written.end - host_bytes;
+  const std::string where = written.first == host_bytes
+                                ? fmt::format("up to byte {}", written.end)
+                                : fmt::format("at bytes {} to {}, ending {} bytes past its end",
+                                              written.first, written.end - 1, past);
+  findings_.Add(
+      Severity::kError, fmt::format("struct_size.overrun.{}", struct_name),
+      fmt::format("the plugin wrote {} byte{} past the end of the host's {}-byte {} ({}): "
+                  "memory corruption inside that host",
+                  written.bytes(), written.bytes() == 1 ? "" : "s", host_bytes, struct_name,
+                  where));
 }
 
 Expected<void> Platform::Register(const loader::PluginLibrary& library) {
@@ -133,9 +141,9 @@ Expected<void> Platform::Register(const loader::PluginLibrary& library) {
   if (!initialized) return initialized;
 
   version_after_init_ = {params->major_version, params->minor_version, params->patch_version};
-  NoteOverrun("SE_PlatformRegistrationParams", params.host_bytes(), params.BytesWrittenPastEnd());
-  NoteOverrun("SP_Platform", platform.host_bytes(), platform.BytesWrittenPastEnd());
-  NoteOverrun("SP_PlatformFns", platform_fns.host_bytes(), platform_fns.BytesWrittenPastEnd());
+  NoteOverrun("SE_PlatformRegistrationParams", params);
+  NoteOverrun("SP_Platform", platform);
+  NoteOverrun("SP_PlatformFns", platform_fns);
 
   NoteStructSize(StructKind::kRegistrationParams, params->struct_size);
   destroy_platform_ = params->destroy_platform;
@@ -210,7 +218,7 @@ void Platform::CreateDeviceFns() {
     }
     return;
   }
-  NoteOverrun("SP_DeviceFns", device_fns.host_bytes(), device_fns.BytesWrittenPastEnd());
+  NoteOverrun("SP_DeviceFns", device_fns);
   const auto reading = NoteStructSize(StructKind::kDeviceFns, device_fns->struct_size);
   SP_DeviceFns as_filled = CopyOf(device_fns);
   abi::DecodeToCurrentLayout(reading, &as_filled, device_fns.host_bytes(), &device_fns_);
@@ -231,8 +239,7 @@ void Platform::CreateStreamExecutor() {
     }
     return;
   }
-  NoteOverrun("SP_StreamExecutor", stream_executor.host_bytes(),
-              stream_executor.BytesWrittenPastEnd());
+  NoteOverrun("SP_StreamExecutor", stream_executor);
   const auto reading = NoteStructSize(StructKind::kStreamExecutor, stream_executor->struct_size);
   stream_executor_as_filled_ = CopyOf(stream_executor);
   abi::DecodeToCurrentLayout(reading, &stream_executor_as_filled_, stream_executor.host_bytes(),
@@ -252,7 +259,7 @@ void Platform::CreateTimerFns() {
     findings_.Add(Severity::kError, "platform.create_timer_fns.failed", created.error().message());
     return;
   }
-  NoteOverrun("SP_TimerFns", timer_fns.host_bytes(), timer_fns.BytesWrittenPastEnd());
+  NoteOverrun("SP_TimerFns", timer_fns);
   const auto reading = NoteStructSize(StructKind::kTimerFns, timer_fns->struct_size);
   SP_TimerFns as_filled = CopyOf(timer_fns);
   abi::DecodeToCurrentLayout(reading, &as_filled, timer_fns.host_bytes(), &timer_fns_);
@@ -303,30 +310,15 @@ bool Platform::Provides(PluginFunction function) const {
 }
 
 void Platform::ValidateRequiredMembers() {
-  const bool unified = supports_unified_memory();
-  for (const auto& info : abi::AllPluginFunctions()) {
-    if (info.function == PluginFunction::kInitPlugin || Provides(info.function)) continue;
-    // Members of a struct the plugin never produced are reported by the
-    // failure that prevented it, not once per member.
-    if ((info.struct_name == "SP_DeviceFns" && !has_device_fns_) ||
-        (info.struct_name == "SP_StreamExecutor" && !has_stream_executor_) ||
-        (info.struct_name == "SP_TimerFns" && !has_timer_fns_)) {
-      continue;
-    }
-    const auto requirement = abi::RequirementOf(info.function, options_.generation, unified);
-    const std::string id = fmt::format("required.{}", info.member);
-    if (requirement == abi::Requirement::kValidated) {
-      findings_.Add(Severity::kError, id,
-                    fmt::format("{} ({} refuses to register the plugin)",
-                                abi::TensorFlowMissingMemberMessage(info.function),
-                                options_.generation.description));
-    } else if (requirement == abi::Requirement::kCalledUnconditionally) {
-      findings_.Add(
-          Severity::kError, id,
-          fmt::format("{} is null, but {} calls it without checking: the process "
-                      "crashes when it does",
-                      abi::QualifiedName(info.function), options_.generation.description));
-    }
+  // As the generation reads the plugin's structs, at its own offsets (the
+  // same judgement as registration.required_callbacks and compat.*).
+  for (const auto& problem : JudgeRequiredMembers(options_.generation, *this)) {
+    if (problem.function == PluginFunction::kCount) continue;
+    findings_.Add(
+        Severity::kError, fmt::format("required.{}", abi::InfoOf(problem.function).member),
+        problem.kind == "refused" ? fmt::format("{} ({} refuses to register the plugin)",
+                                                problem.message, options_.generation.description)
+                                  : problem.message);
   }
 }
 

@@ -110,8 +110,13 @@ class Platform {
   abi::StructSizeReading NoteStructSize(abi::StructKind kind, size_t reported_size);
   // How this host hands a struct of `kind` to the plugin.
   HostStructSize HostSizeOf(abi::StructKind kind) const;
-  // Records a finding when the plugin wrote past the host's struct.
-  void NoteOverrun(std::string_view struct_name, size_t host_bytes, size_t bytes_past_end);
+  // Records a finding when the plugin wrote past the host's struct: how
+  // many bytes, where, and how far past the end the write reached.
+  template <typename T>
+  void NoteOverrun(std::string_view struct_name, const GuardedStruct<T>& filled) {
+    NoteOverrun(struct_name, filled.host_bytes(), filled.WrittenPastEnd());
+  }
+  void NoteOverrun(std::string_view struct_name, size_t host_bytes, WritePastEnd written);
   FindingList& findings() { return findings_; }
 
  private:

@@ -7,7 +7,7 @@
 #include "fault_hooks.h"
 
 #if defined(FAULT_OVERRUNS_OLDER_HOST) || defined(FAULT_CONFUSED_BY_NEWER_HOST) || \
-    defined(FAULT_FILLS_NEW_LAYOUT_ON_OLD_HOST)
+    defined(FAULT_FILLS_NEW_LAYOUT_ON_OLD_HOST) || defined(FAULT_WRITES_PAST_STREAM_EXECUTOR)
 #define FAULT_IN_CREATE_STREAM_EXECUTOR 1
 
 /* The correct create_stream_executor (the base's, as faulty_base.c wraps it). */
@@ -24,6 +24,15 @@ static void FaultyCreateStreamExecutor(const SP_Platform* platform,
   (void)host_size;
   host_struct->struct_size = SP_STREAMEXECUTOR_STRUCT_SIZE;
   correct_create_stream_executor(platform, params, status);
+#elif defined(FAULT_WRITES_PAST_STREAM_EXECUTOR)
+  /* Built against a private header with one more member after
+   * host_callback, which it sets whatever size the host announced: 8 bytes
+   * past the end of every TensorFlow's SP_StreamExecutor. */
+  (void)host_size;
+  correct_create_stream_executor(platform, params, status);
+  void (*extra_member)(void) = (void (*)(void))correct_create_stream_executor;
+  memcpy((unsigned char*)host_struct + SP_STREAMEXECUTOR_STRUCT_SIZE, &extra_member,
+         sizeof(extra_member));
 #elif defined(FAULT_CONFUSED_BY_NEWER_HOST)
   /* Insists on exactly the size it was built with. */
   if (host_size > SP_STREAMEXECUTOR_STRUCT_SIZE) {
