@@ -140,7 +140,9 @@ RawAllocation RequireRawAllocation(conform::CheckContext& check, const host::Dev
   const SP_DeviceMemoryBase memory =
       check.Require(AllocateRaw(device, size), fmt::format("allocate({})", Bytes(size)));
   if (memory.opaque == nullptr) {
-    check.Abort(fmt::format("allocate returned no memory for {}", Bytes(size)));
+    const std::string what = fmt::format("allocate returned no memory for {}", Bytes(size));
+    if (!check.Tests(PluginFunction::kAllocate)) check.Blocked(PluginFunction::kAllocate, what);
+    check.Abort(what);
   }
   return {device, memory};
 }
@@ -223,15 +225,24 @@ std::string ProblemUsingEnds(const host::Device& device, const host::DeviceMemor
   return problems;
 }
 
-// A device range: where it starts, how long it is, and what it was.
+// A device range: where it starts, how long it is, what it was and, for
+// concurrent allocation, which thread made it (-1: the check's own).
 struct Range {
   uintptr_t begin;
   uint64_t size;
   std::string label;
+  int thread = -1;
 };
 
-// "" when no two ranges share a byte; else the first two that do.
-std::string FirstOverlap(std::vector<Range> ranges) {
+// Two ranges alive at once that share bytes.
+struct Overlap {
+  Range first;  // the one starting first
+  Range second;
+  uint64_t shared_bytes;
+};
+
+// The first two ranges that share a byte, if any.
+std::optional<Overlap> FindOverlap(std::vector<Range> ranges) {
   std::erase_if(ranges, [](const Range& range) { return range.size == 0; });
   std::sort(ranges.begin(), ranges.end(),
             [](const Range& a, const Range& b) { return a.begin < b.begin; });
@@ -239,17 +250,41 @@ std::string FirstOverlap(std::vector<Range> ranges) {
   const Range* furthest = nullptr;
   for (const Range& range : ranges) {
     if (furthest != nullptr && range.begin < furthest->begin + furthest->size) {
-      return fmt::format(
-          "{} at 0x{:x} and {} at 0x{:x} share {}", furthest->label, furthest->begin, range.label,
-          range.begin,
-          Bytes(std::min(furthest->begin + furthest->size, range.begin + range.size) -
-                range.begin));
+      return Overlap{
+          *furthest, range,
+          std::min(furthest->begin + furthest->size, range.begin + range.size) - range.begin};
     }
     if (furthest == nullptr || range.begin + range.size > furthest->begin + furthest->size) {
       furthest = &range;
     }
   }
-  return {};
+  return std::nullopt;
+}
+
+// Closer than this, two large blocks look like pointers to the plugin's own
+// small heap objects rather than to device memory of the size asked for.
+constexpr uint64_t kHandleLikeDistance = 256;
+
+// "the block of 64 bytes at 0x1000 and the block of 4 KiB at 0x1020 share
+// 32 bytes", and what a start distance far below the sizes suggests.
+std::string Describe(const Overlap& overlap) {
+  const uint64_t distance = overlap.second.begin - overlap.first.begin;
+  std::string described =
+      distance == 0
+          ? fmt::format("{} and {} both start at 0x{:x} (the same address, returned twice)",
+                        overlap.first.label, overlap.second.label, overlap.first.begin)
+          : fmt::format("{} at 0x{:x} and {} at 0x{:x} share {}", overlap.first.label,
+                        overlap.first.begin, overlap.second.label, overlap.second.begin,
+                        Bytes(overlap.shared_bytes));
+  if (distance != 0 && distance <= kHandleLikeDistance &&
+      std::min(overlap.first.size, overlap.second.size) > 2 * kHandleLikeDistance) {
+    described += fmt::format(
+        "; their addresses are only {} apart, as if allocate returned pointers to small "
+        "objects of its own rather than to the memory: TensorFlow addresses a tensor's bytes "
+        "at opaque + offset, so opaque must be where the block's bytes are",
+        Bytes(distance));
+  }
+  return described;
 }
 
 // device_memory_usage, or nullopt where it fails (memory.usage reports that).
@@ -272,7 +307,13 @@ constexpr std::array<uint64_t, 12> kHeldSizes = {1,    2,    3,    63,    64,   
 
 SECTL_CHECK("memory.allocate", kRequired,
             "allocate returns usable, non-overlapping memory of the requested size, from 1 byte "
-            "to 256 MiB") {
+            "to 256 MiB",
+            .tests = {kAllocate},
+            .severity_reason =
+                "TensorFlow 2.5 and later (every generation) place every tensor of the device "
+                "in what allocate returns, at the size it reports: short, unusable or "
+                "overlapping blocks corrupt tensors, and an overrun of the plugin's own heap "
+                "corrupts the TensorFlow process") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   std::vector<std::string> failed;
@@ -307,7 +348,7 @@ SECTL_CHECK("memory.allocate", kRequired,
                       fmt::format("the block of {}", Bytes(size))});
     held.push_back(std::move(*memory));
   }
-  const std::string overlap = FirstOverlap(ranges);
+  const std::optional<Overlap> overlap = FindOverlap(ranges);
   held.clear();
 
   // The largest size alone, where the device says it has room for it twice
@@ -336,11 +377,11 @@ SECTL_CHECK("memory.allocate", kRequired,
                     "ends ({}): the block is smaller than asked for, or not there at all",
                     Summary(unusable)));
   }
-  if (!overlap.empty()) {
-    check.Fail(
-        fmt::format("allocations alive at the same time overlap: {}; two tensors would "
-                    "overwrite each other",
-                    overlap));
+  if (overlap) {
+    check.Fail(fmt::format(
+        "blocks allocated one after another and alive at the same time overlap: {}; two "
+        "tensors would overwrite each other",
+        Describe(*overlap)));
   }
 }
 
@@ -351,7 +392,11 @@ constexpr std::array<uint64_t, 16> kAlignmentSizes = {
     1, 8, 24, 24, 24, 40, 63, 64, 65, 100, 255, 256, 1000, 4097, 65535, kMiB + 1};
 
 SECTL_CHECK("memory.alignment", kRequired,
-            "Every allocation is 64-byte aligned, as TensorFlow CHECKs for tensor buffers") {
+            "Every allocation is 64-byte aligned, as TensorFlow CHECKs for tensor buffers",
+            .tests = {kAllocate},
+            .severity_reason =
+                "TensorFlow 2.5 and later CHECK that every tensor buffer is 64-byte aligned "
+                "(Tensor's IsAligned), and abort the process when it is not") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   std::vector<host::DeviceMemory> held;
@@ -373,8 +418,14 @@ SECTL_CHECK("memory.alignment", kRequired,
   }
 }
 
-SECTL_CHECK("memory.allocate_zero", kRequired,
-            "allocate of 0 bytes returns null or valid memory, and never crashes") {
+SECTL_CHECK("memory.allocate_zero", kRecommended,
+            "allocate of 0 bytes returns null or valid memory, and deallocate takes it back "
+            "without crashing",
+            .tests = {kAllocate, kDeallocate},
+            .severity_reason =
+                "No released TensorFlow asks allocate for 0 bytes (its DeviceMemAllocator "
+                "allocates only when num_bytes > 0), so none frees a 0-byte block either; "
+                "other hosts and direct users may") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   const SP_DeviceMemoryBase memory = check.Require(AllocateRaw(device, 0), "allocate(0 bytes)");
@@ -414,7 +465,12 @@ std::optional<int64_t> BytesReleased(conform::CheckContext& check, const host::D
 
 SECTL_CHECK("memory.deallocate", kRequired,
             "deallocate accepts null memory, and frees memory passed with only `opaque` set, as "
-            "TensorFlow passes it") {
+            "TensorFlow passes it",
+            .tests = {kDeallocate},
+            .severity_reason =
+                "TensorFlow 2.5 and later (every generation) free every tensor with "
+                "DeviceMemoryBase(ptr): size 0 and payload 0. A deallocate that needs the size "
+                "leaks every tensor, one that crashes on size 0 kills the process") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
                              PluginFunction::kGetAllocatorStats});
   const host::Device& device = check.device();
@@ -469,7 +525,11 @@ struct ThreadAllocations {
 }  // namespace
 
 SECTL_CHECK("memory.concurrent_allocation", kRequired,
-            "Allocations made by several threads at once never overlap") {
+            "Allocations made by several threads at once never overlap", .tests = {kAllocate},
+            .severity_reason =
+                "TensorFlow 2.5 and later allocate from the executor's many threads at once "
+                "(with use_bfc_allocator false, every tensor is one allocate call); overlapping "
+                "blocks make two tensors share memory") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   std::vector<ThreadAllocations> results(kAllocatingThreads);
@@ -501,16 +561,27 @@ SECTL_CHECK("memory.concurrent_allocation", kRequired,
     for (size_t i = 0; i < results[t].memory.size(); ++i) {
       ranges.push_back({reinterpret_cast<uintptr_t>(results[t].memory[i].opaque()),
                         results[t].sizes[i],
-                        fmt::format("thread {}'s block of {}", t, Bytes(results[t].sizes[i]))});
+                        fmt::format("thread {}'s block of {}", t, Bytes(results[t].sizes[i])),
+                        static_cast<int>(t)});
     }
   }
   check.details() = {
       {"threads", kAllocatingThreads}, {"allocations", ranges.size()}, {"sizes", kConcurrentSizes}};
-  if (auto overlap = FirstOverlap(ranges); !overlap.empty()) {
-    check.Fail(fmt::format(
-        "allocations made by {} threads at once overlap: {}. TensorFlow allocates from many "
-        "threads (its executor runs ops in parallel), and two tensors would share memory",
-        kAllocatingThreads, overlap));
+  if (auto overlap = FindOverlap(ranges)) {
+    if (overlap->first.thread == overlap->second.thread) {
+      // Made one after another by one thread: no race is needed to explain it.
+      check.Fail(fmt::format(
+          "while {} threads allocated at once, blocks that one thread allocated one after "
+          "another overlap: {}. That is not a race between threads: allocate hands out memory "
+          "that is still in use, and two tensors would share it",
+          kAllocatingThreads, Describe(*overlap)));
+    } else {
+      check.Fail(fmt::format(
+          "blocks allocated by different threads at the same time overlap: {}. TensorFlow "
+          "allocates from many threads (its executor runs ops in parallel), and two tensors "
+          "would share memory",
+          Describe(*overlap)));
+    }
   }
   // Freed from their own threads, at once, as TensorFlow frees them.
   std::vector<std::jthread> freeing;
@@ -570,15 +641,25 @@ void CheckHostAccessibleMemory(conform::CheckContext& check, host::HostMemoryKin
 }  // namespace
 
 SECTL_CHECK("memory.host_memory", kRequired,
-            "host_memory_allocate returns 64-byte aligned host memory the host can use") {
+            "host_memory_allocate returns 64-byte aligned host memory the host can use",
+            .tests = {kHostMemoryAllocate},
+            .severity_reason =
+                "TensorFlow 2.5 and later take the device's pinned host tensors from "
+                "host_memory_allocate (the pluggable device's host allocator) and CHECK their "
+                "64-byte alignment like any tensor's") {
   SkipUnlessProvided(check,
                      {PluginFunction::kHostMemoryAllocate, PluginFunction::kHostMemoryDeallocate});
   CheckHostAccessibleMemory(check, host::HostMemoryKind::kPinned, "host_memory_allocate");
 }
 
-SECTL_CHECK("memory.unified_memory", kRequired,
+SECTL_CHECK("memory.unified_memory", kRecommended,
             "unified_memory_allocate returns 64-byte aligned memory the host can use, where the "
-            "platform supports unified memory") {
+            "platform supports unified memory",
+            .tests = {kUnifiedMemoryAllocate},
+            .severity_reason =
+                "No released TensorFlow allocates unified memory for a pluggable device (its "
+                "device factory answers \"Unified memory is not supported yet\"); TensorFlow "
+                "only requires the member to be set when supports_unified_memory is true") {
   if (!check.platform().supports_unified_memory()) {
     check.Skip(
         "the platform does not set supports_unified_memory (optional), so TensorFlow "
@@ -672,7 +753,11 @@ void CheckLimitIsEnforced(conform::CheckContext& check, const host::Device& devi
 
 SECTL_CHECK("memory.allocator_stats", kRecommended,
             "get_allocator_stats counts allocations, bytes_in_use rises and falls with them, and "
-            "a reported bytes_limit is enforced") {
+            "a reported bytes_limit is enforced",
+            .tests = {kGetAllocatorStats},
+            .severity_reason =
+                "TensorFlow only reports the statistics (memory profiling, tf.config "
+                "get_memory_info) and treats a false return as 'unavailable'") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
                              PluginFunction::kGetAllocatorStats});
   const host::Device& device = check.device();
@@ -718,7 +803,12 @@ SECTL_CHECK("memory.allocator_stats", kRecommended,
 // device_memory_usage
 // ---------------------------------------------------------------------------
 
-SECTL_CHECK("memory.usage", kRequired, "device_memory_usage returns true with 0 <= free <= total") {
+SECTL_CHECK("memory.usage", kRequired, "device_memory_usage returns true with 0 <= free <= total",
+            .tests = {kDeviceMemoryUsage},
+            .severity_reason =
+                "TensorFlow 2.5 and later size the device's memory pool from "
+                "device_memory_usage when creating the device, and fail device creation "
+                "(\"Failed to query available memory\") when it returns false") {
   SkipUnlessProvided(check, {PluginFunction::kDeviceMemoryUsage});
   const host::MemoryUsage usage =
       check.Require(check.device().QueryMemoryUsage(), "device_memory_usage");
@@ -762,7 +852,12 @@ void Touch(conform::CheckContext& check, const host::Device& device,
 }  // namespace
 
 SECTL_CHECK("memory.usage_tracks_allocations", kRecommended,
-            "The free memory device_memory_usage reports drops when memory is allocated") {
+            "The free memory device_memory_usage reports drops when memory is allocated",
+            .tests = {kDeviceMemoryUsage},
+            .severity_reason =
+                "TensorFlow reads device_memory_usage once, when it creates the device, so "
+                "free memory that never drops misleads only later readers (a pooled "
+                "allocator with constant free memory is common and harmless)") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
                              PluginFunction::kDeviceMemoryUsage, PluginFunction::kSyncMemcpyHtoD});
   const host::Device& device = check.device();

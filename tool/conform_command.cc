@@ -162,6 +162,9 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
   conform->add_flag("--no-throughput", options.no_throughput,
                     "Do not end the report with copy bandwidth at 16 MiB (informational; it "
                     "never changes the verdict)");
+  conform->add_flag("--no-guard-malloc", options.no_guard_malloc,
+                    "Do not place the plugin's small heap blocks against inaccessible guard "
+                    "pages in the checks' processes (an overrun then goes undetected)");
   conform
       ->add_option("--abi", options.abi,
                    "The plugin's API: auto (from its exported symbols), streamexecutor, or "
@@ -206,6 +209,7 @@ int RunConformCommand(const ConformCommandOptions& options) {
     run.settings.plugin_path = loader::PluginPathFromArgument(options.plugin);
   }
   run.settings.lazy = options.lazy;
+  run.settings.guard_malloc = !options.no_guard_malloc;
   run.settings.generation = *abi::FindHostGeneration(options.tf_version);
   run.settings.device_ordinal = options.device;
   if (!options.baseline.empty()) {

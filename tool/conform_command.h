@@ -39,6 +39,7 @@ struct ConformCommandOptions {
   bool lazy = false;
   bool verbose = false;
   bool no_throughput = false;
+  bool no_guard_malloc = false;
   ConfinementFlags confinement;
 };
 

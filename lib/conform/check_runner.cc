@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "isolation/child_process.h"
+#include "isolation/guard_malloc.h"
 #include "isolation/shared_memory.h"
 
 namespace sectl::conform {
@@ -35,12 +36,12 @@ bool IsPluginFunction(int number) {
   return number >= 0 && number < static_cast<int>(abi::PluginFunction::kCount);
 }
 
-CheckResult NewResult(const PlannedCheck& planned) {
+CheckResult NewResult(const PlannedCheck& planned, const abi::HostGeneration& generation) {
   CheckResult result;
   result.id = planned.check->id;
   result.title = planned.check->title;
   result.area = planned.check->area();
-  result.severity = planned.check->severity;
+  result.severity = planned.check->SeverityUnder(generation);
   result.repetition = planned.repetition;
   return result;
 }
@@ -51,7 +52,8 @@ std::string EncodeOutcome(const CheckOutcome& outcome) {
   return nlohmann::json{{"status", report::StatusName(outcome.status)},
                         {"message", outcome.message},
                         {"details", outcome.details},
-                        {"culprits", culprits}}
+                        {"culprits", culprits},
+                        {"exception_across_api", outcome.exception_across_api}}
       .dump();
 }
 
@@ -60,8 +62,11 @@ std::optional<CheckOutcome> DecodeOutcome(const std::string& text) {
     const auto document = nlohmann::json::parse(text);
     auto status = report::ParseStatus(document.at("status").get<std::string>());
     if (!status) return std::nullopt;
-    CheckOutcome outcome{
-        *status, document.at("message").get<std::string>(), document.at("details"), {}};
+    CheckOutcome outcome{*status,
+                         document.at("message").get<std::string>(),
+                         document.at("details"),
+                         {},
+                         document.at("exception_across_api").get<bool>()};
     for (int number : document.at("culprits").get<std::vector<int>>()) {
       if (!IsPluginFunction(number)) return std::nullopt;
       outcome.culprits.push_back(static_cast<abi::PluginFunction>(number));
@@ -91,7 +96,8 @@ std::optional<abi::PluginFunction> StuckFunction(const host::Journal& journal) {
 // blocked result the checks where its cause is reported, and the reason
 // for the check's severity.
 void AttributeRootCause(const CheckDefinition& check,
-                        const std::vector<abi::PluginFunction>& culprits, CheckResult& result) {
+                        const std::vector<abi::PluginFunction>& culprits, bool exception_across_api,
+                        CheckResult& result) {
   result.culprits = QualifiedNames(culprits);
   if (result.status == CheckStatus::kBlocked && !culprits.empty()) {
     result.blocked_by_checks = CheckRegistry::Global().CheckersOf(culprits.front());
@@ -102,6 +108,12 @@ void AttributeRootCause(const CheckDefinition& check,
   }
   if (result.status != CheckStatus::kPass) {
     result.severity_reason = std::string(check.traits.severity_reason);
+  }
+  if (exception_across_api) {
+    result.severity = report::CheckSeverity::kRequired;
+    result.severity_reason =
+        "every TensorFlow generation (2.5 to latest) calls the plugin from C++ with no handler "
+        "around the call: an exception across the C API ends the process in std::terminate";
   }
 }
 
@@ -116,7 +128,7 @@ std::string TruncatedLog(const std::string& output, bool truncated) {
 void Interpret(const CheckDefinition& check, const isolation::ChildResult& child,
                const host::Journal& journal, std::chrono::milliseconds timeout,
                const isolation::Confinement& confinement, CheckResult& result,
-               std::vector<abi::PluginFunction>& culprits) {
+               std::vector<abi::PluginFunction>& culprits, bool& exception_across_api) {
   result.duration_s = child.seconds;
   auto output = isolation::SplitBacktrace(child.output);
   result.log = TruncatedLog(output.plugin_output, child.output_truncated);
@@ -133,6 +145,11 @@ void Interpret(const CheckDefinition& check, const isolation::ChildResult& child
       result.message =
           fmt::format("the process crashed with {} {}", isolation::SignalName(child.signal),
                       journal.WhereCallsStopped());
+      // What the guard-page allocator saw, when the crash was on one of its pages.
+      if (auto fault = isolation::FindGuardPageFault(output.plugin_output)) {
+        result.message = fmt::format("{}: {}", *fault, result.message);
+        result.details["guard_page_fault"] = *fault;
+      }
       break;
     case isolation::ChildEnd::kExited:
       if (child.exit_code == isolation::kConfinementFailed &&
@@ -154,6 +171,7 @@ void Interpret(const CheckDefinition& check, const isolation::ChildResult& child
           result.message = std::move(outcome->message);
           result.details = std::move(outcome->details);
           culprits = std::move(outcome->culprits);
+          exception_across_api = outcome->exception_across_api;
           break;
         }
         if (!child.result.empty()) {
@@ -202,6 +220,9 @@ void Interpret(const CheckDefinition& check, const isolation::ChildResult& child
 
 int RunInChild(const CheckDefinition& check, const CheckSettings& settings, host::Journal& journal,
                int result_fd) {
+  // Before the plugin is loaded: code mapped now is sectl's, anything loaded
+  // later allocates against guard pages (isolation/guard_malloc.h).
+  if (settings.guard_malloc) isolation::EnableGuardMalloc(settings.plugin_path.c_str());
   const CheckOutcome outcome = RunCheckBody(check, settings, journal);
   isolation::WriteResult(result_fd, EncodeOutcome(outcome));
   return kChildReported;
@@ -224,7 +245,7 @@ std::optional<abi::PluginFunction> FunctionToAvoid(
 }
 
 CheckResult RunInProcess(const PlannedCheck& planned, const CheckSettings& settings) {
-  CheckResult result = NewResult(planned);
+  CheckResult result = NewResult(planned, settings.generation);
   host::Journal journal;
   const auto started = std::chrono::steady_clock::now();
   CheckOutcome outcome = RunCheckBody(*planned.check, settings, journal);
@@ -233,7 +254,7 @@ CheckResult RunInProcess(const PlannedCheck& planned, const CheckSettings& setti
   result.status = outcome.status;
   result.message = std::move(outcome.message);
   result.details = std::move(outcome.details);
-  AttributeRootCause(*planned.check, outcome.culprits, result);
+  AttributeRootCause(*planned.check, outcome.culprits, outcome.exception_across_api, result);
   if (result.status != CheckStatus::kPass) {
     result.journal = journal.DescribeLast(kJournalLinesInResult);
   }
@@ -280,7 +301,7 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
   for (size_t i = 0; i < plan.size(); ++i) waiting.push_back({.plan_index = i});
 
   auto harness_error = [&](size_t index, const Error& error) {
-    CheckResult result = NewResult(plan[index]);
+    CheckResult result = NewResult(plan[index], options.settings.generation);
     result.status = CheckStatus::kError;
     result.message = fmt::format("sectl could not run the check: {}", error.message());
     deliver(index, std::move(result));
@@ -319,11 +340,12 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
       if (!slot.child || !slot.child->Poll()) continue;
       Attempt& attempt = slot.attempt;
       const CheckDefinition& check = *plan[attempt.plan_index].check;
-      CheckResult result = NewResult(plan[attempt.plan_index]);
+      CheckResult result = NewResult(plan[attempt.plan_index], options.settings.generation);
       host::Journal journal(slot.region.get());
       std::vector<abi::PluginFunction> culprits;
+      bool exception_across_api = false;
       Interpret(check, slot.child->result(), journal, options.timeout, options.confinement, result,
-                culprits);
+                culprits, exception_across_api);
       slot.child.reset();
       --running;
       if (auto avoid = FunctionToAvoid(result, culprits, attempt.avoid)) {
@@ -351,7 +373,7 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
           result.message = attempt.earlier_runs.at(first)["message"].get<std::string>();
         }
       }
-      AttributeRootCause(check, culprits, result);
+      AttributeRootCause(check, culprits, exception_across_api, result);
       deliver(attempt.plan_index, std::move(result));
     }
   }

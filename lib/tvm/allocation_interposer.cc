@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "isolation/guard_malloc.h"
+
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
     __has_feature(memory_sanitizer)
@@ -45,6 +47,10 @@ inline void CountAllocation() {
   if (watching) ++allocations;
 }
 
+using sectl::isolation::GuardedAllocate;
+using sectl::isolation::GuardedFree;
+using sectl::isolation::GuardedReallocate;
+
 bool IsPowerOfTwo(size_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
 }  // namespace
@@ -65,38 +71,56 @@ void sectl_allocation_watch_end(uint64_t* allocation_count, uint64_t* free_count
 
 void* malloc(size_t size) {
   CountAllocation();
+  if (void* guarded = GuardedAllocate(size, 1, __builtin_return_address(0))) return guarded;
   return __libc_malloc(size);
 }
 
 void* calloc(size_t count, size_t size) {
   CountAllocation();
+  // Guarded pages are fresh from the kernel: already zero.
+  if (size_t bytes = 0; !__builtin_mul_overflow(count, size, &bytes)) {
+    if (void* guarded = GuardedAllocate(bytes, 1, __builtin_return_address(0))) return guarded;
+  }
   return __libc_calloc(count, size);
 }
 
 void* realloc(void* pointer, size_t size) {
   CountAllocation();
+  const void* caller = __builtin_return_address(0);
+  if (void* moved = nullptr; GuardedReallocate(pointer, size, caller, &moved)) return moved;
+  if (pointer == nullptr) {
+    if (void* guarded = GuardedAllocate(size, 1, caller)) return guarded;
+  }
   return __libc_realloc(pointer, size);
 }
 
 void free(void* pointer) {
   if (watching && pointer != nullptr) ++frees;
+  if (GuardedFree(pointer)) return;
   __libc_free(pointer);
 }
 
 void* memalign(size_t alignment, size_t size) {
   CountAllocation();
+  if (void* guarded = GuardedAllocate(size, alignment, __builtin_return_address(0))) {
+    return guarded;
+  }
   return __libc_memalign(alignment, size);
 }
 
 void* aligned_alloc(size_t alignment, size_t size) {
   CountAllocation();
+  if (void* guarded = GuardedAllocate(size, alignment, __builtin_return_address(0))) {
+    return guarded;
+  }
   return __libc_memalign(alignment, size);
 }
 
 int posix_memalign(void** out, size_t alignment, size_t size) {
   if (!IsPowerOfTwo(alignment) || alignment % sizeof(void*) != 0) return EINVAL;
   CountAllocation();
-  void* pointer = __libc_memalign(alignment, size);
+  void* pointer = GuardedAllocate(size, alignment, __builtin_return_address(0));
+  if (pointer == nullptr) pointer = __libc_memalign(alignment, size);
   if (pointer == nullptr) return ENOMEM;
   *out = pointer;
   return 0;

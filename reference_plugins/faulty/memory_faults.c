@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -188,6 +189,26 @@ static void RacyDeallocate(const SP_Device* device, SP_DeviceMemoryBase* memory)
 }
 #endif
 
+#if defined(FAULT_ALLOCATE_OVERRUNS_SMALL_BLOCK)
+/* Keeps a one-byte tag per allocation on the heap, and stores the tag as a
+ * 32-bit integer: 3 bytes past the end of its 1-byte block, on every call.
+ * With glibc's allocator that lands in padding and goes unnoticed. */
+static _Thread_local unsigned char* last_tag; /* kept until the thread's next call */
+
+static void AllocateOverrunningItsTag(const SP_Device* device, uint64_t size, int64_t memory_space,
+                                      SP_DeviceMemoryBase* mem) {
+  const uint32_t memory_space_tag = (uint32_t)memory_space + 0x5A5A5A5Au;
+  free(last_tag);
+  last_tag = malloc(1);
+  if (last_tag != NULL) {
+    /* Through a volatile, so that the compiler cannot see the overrun. */
+    unsigned char* volatile tag = last_tag;
+    memcpy(tag, &memory_space_tag, sizeof memory_space_tag); /* 4 bytes into 1 */
+  }
+  base_allocate(device, size, memory_space, mem);
+}
+#endif
+
 #if defined(FAULT_STATS_NOT_RELEASED)
 /* bytes_in_use only ever grows: deallocate forgets to subtract. */
 static pthread_mutex_t stats_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -260,6 +281,8 @@ void PlantStreamExecutorFault(SP_StreamExecutor* se) {
 #elif defined(FAULT_OVERLAPPING_ALLOCATIONS)
   se->allocate = RacyAllocate;
   se->deallocate = RacyDeallocate;
+#elif defined(FAULT_ALLOCATE_OVERRUNS_SMALL_BLOCK)
+  se->allocate = AllocateOverrunningItsTag;
 #elif defined(FAULT_STATS_NOT_RELEASED)
   se->get_allocator_stats = StatsNeverReleased;
 #elif defined(FAULT_LIMIT_NOT_ENFORCED)
