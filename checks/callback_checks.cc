@@ -66,7 +66,12 @@ size_t BytesEqual(const std::vector<unsigned char>& expected, const unsigned cha
 }  // namespace
 
 SECTL_CHECK("callback.enqueued", kRequired,
-            "host_callback accepts a callback on a healthy stream (returns true)") {
+            "host_callback accepts a callback on a healthy stream (returns true)",
+            .tests = {kHostCallback},
+            .severity_reason =
+                "TensorFlow 2.5 and later validate host_callback and send every "
+                "copy completion and EventMgr callback through it: false fails "
+                "the operation (\"Failed to host callback\")") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kHostCallback});
   auto stream = check.Require(check.device().CreateStream(), "create_stream");
   auto called = std::make_shared<std::atomic<bool>>(false);
@@ -87,7 +92,12 @@ SECTL_CHECK("callback.enqueued", kRequired,
 }
 
 SECTL_CHECK("callback.called_once", kRequired,
-            "An enqueued host callback is called exactly once, with a TF_Status") {
+            "An enqueued host callback is called exactly once, with a TF_Status",
+            .tests = {kHostCallback},
+            .severity_reason =
+                "TensorFlow 2.5 and later pass a trampoline that deletes its "
+                "context when called: never called hangs TensorFlow's waits, "
+                "twice is a use-after-free") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kHostCallback});
   constexpr auto kLater = 20ms;
   auto stream = check.Require(check.device().CreateStream(), "create_stream");
@@ -115,7 +125,12 @@ SECTL_CHECK("callback.called_once", kRequired,
 }
 
 SECTL_CHECK("callback.after_earlier_work", kRequired,
-            "A host callback runs only after all work enqueued before it on its stream") {
+            "A host callback runs only after all work enqueued before it on its stream",
+            .tests = {kHostCallback},
+            .severity_reason =
+                "TensorFlow 2.5 and later hand a copied tensor on from a host "
+                "callback enqueued after the copy (ThenExecute): run early, the "
+                "CPU reads it unfinished") {
   SkipUnlessProvided(
       check, {PluginFunction::kAllocate, PluginFunction::kCreateStream, PluginFunction::kMemcpyHtoD,
               PluginFunction::kMemcpyDtoH, PluginFunction::kHostCallback});
@@ -176,7 +191,12 @@ SECTL_CHECK("callback.after_earlier_work", kRequired,
 }
 
 SECTL_CHECK("callback.error_reaches_stream", kRequired,
-            "A host callback's error makes get_stream_status report an error") {
+            "A host callback's error makes get_stream_status report an error",
+            .tests = {kHostCallback},
+            .severity_reason =
+                "TensorFlow 2.5 and later report a host callback's failure through "
+                "the status it writes: a stream that hides it lets TensorFlow go "
+                "on with wrong results") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kHostCallback,
                              PluginFunction::kGetStreamStatus});
   auto stream = check.Require(check.device().CreateStream(), "create_stream");

@@ -11,8 +11,12 @@
 // different contents (a reader returning a stale copy fails the second),
 // preferring pairs that do not involve the form under test. With one broken
 // form among the four, some pair avoids it, so only that form's check fails.
-// When no pair works at all, the copies are broken beyond what one check can
-// attribute, and every check that needs them fails.
+// A form the check only uses and that failed (or crashed or hung in an
+// earlier run of the check: CheckContext::Avoids) is left out, so a seed
+// through a crashing sync_memcpy_htod falls back to memcpy_htod plus a wait,
+// and the other way round. When no pair is left, the check is blocked by the
+// broken form it only uses; only a check that tests one of the forms and
+// finds no pair working fails.
 #pragma once
 
 #include <fmt/format.h>
@@ -131,6 +135,18 @@ inline void SkipUnlessProvided(conform::CheckContext& check, abi::PluginFunction
                          member, generation.description));
 }
 
+// Stops the check as blocked when `error` is a plugin function's that the
+// check only uses (a stream it could not create, a wait that failed): the
+// check testing that function reports it. Returns otherwise, for the caller
+// to report an error of a function under test.
+inline void BlockIfOnlyUsed(conform::CheckContext& check, std::string_view doing,
+                            const Error& error) {
+  const auto culprit = error.culprit();
+  if (culprit && !check.Tests(*culprit)) {
+    check.Blocked(*culprit, fmt::format("{}: {}", doing, error.message()));
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Running copies and fills to completion
 // ---------------------------------------------------------------------------
@@ -140,7 +156,7 @@ inline void SkipUnlessProvided(conform::CheckContext& check, abi::PluginFunction
 // it returns and callers can treat synchronous and stream forms alike.
 class CopyEngine {
  public:
-  explicit CopyEngine(const host::Device& device) : device_(device) {}
+  explicit CopyEngine(conform::CheckContext& check) : check_(check), device_(check.device()) {}
 
   const host::Device& device() const { return device_; }
 
@@ -193,13 +209,27 @@ class CopyEngine {
   // synchronize_all_activity: two independent ways, so that one returning
   // early (which the stream and event checks report) cannot make a correct
   // copy look wrong here. Only the first one's error counts: it is the
-  // stream's own status, where an asynchronous copy reports failure.
+  // stream's own status, where an asynchronous copy reports failure. A way
+  // that crashed or hung in an earlier run of the check is left out.
   Expected<void> WaitFor(host::Stream& stream) const {
-    auto blocked = stream.BlockHostUntilDone();
-    (void)device_.SynchronizeAllActivity();
-    return blocked;
+    using abi::PluginFunction;
+    const bool block = !check_.Avoids(PluginFunction::kBlockHostUntilDone);
+    const bool synchronize = !check_.Avoids(PluginFunction::kSynchronizeAllActivity);
+    if (!block && !synchronize) {
+      return PluginFailure(PluginFunction::kBlockHostUntilDone,
+                           "no way is left to wait for a stream: block_host_until_done and "
+                           "synchronize_all_activity both failed earlier");
+    }
+    Expected<void> waited;
+    if (block) waited = stream.BlockHostUntilDone();
+    if (synchronize) {
+      auto synchronized = device_.SynchronizeAllActivity();
+      if (!block) waited = std::move(synchronized);
+    }
+    return waited;
   }
 
+  conform::CheckContext& check_;
   const host::Device& device_;
   std::unique_ptr<host::Stream> stream_;
 };
@@ -378,7 +408,7 @@ inline Damage FindDamage(const FenceLayout& layout, std::span<const unsigned cha
 class CopyBench {
  public:
   CopyBench(conform::CheckContext& check, std::optional<CopyForm> under_test)
-      : check_(check), engine_(check.device()) {
+      : check_(check), engine_(check) {
     const std::array<VerificationPath, 4> all = {{{CopyForm::kSyncHtoD, CopyForm::kSyncDtoH},
                                                   {CopyForm::kHtoD, CopyForm::kDtoH},
                                                   {CopyForm::kSyncHtoD, CopyForm::kDtoH},
@@ -406,7 +436,23 @@ class CopyBench {
     const SP_DeviceMemoryBase whole = memory.Slice(0, total);
 
     std::vector<std::string> failures;
+    // The functions this check only uses that failed or are avoided, in the
+    // order met: the first blocks the check when no path is left.
+    std::vector<abi::PluginFunction> broken;
+    const auto note_broken = [&](abi::PluginFunction function) {
+      if (check_.Tests(function)) return;
+      check_.Avoid(function);
+      if (std::find(broken.begin(), broken.end(), function) == broken.end()) {
+        broken.push_back(function);
+      }
+    };
     for (const VerificationPath path : paths_) {  // a copy: Remember reorders paths_
+      if (const auto avoided = AvoidedFunctionOf(path)) {
+        note_broken(*avoided);
+        failures.push_back(
+            fmt::format("{}: not tried, {} failed earlier", path.Describe(), MemberOf(*avoided)));
+        continue;
+      }
       // Two different contents: a reader that returns what it read before
       // (a stale cache) fails the second.
       auto confirmed = StoreThrough(path, whole, inverse);
@@ -415,13 +461,23 @@ class CopyBench {
         Remember(path);
         return FencedAllocation(std::move(memory), layout, path, std::move(background));
       }
+      if (const auto culprit = confirmed.error().culprit()) note_broken(*culprit);
       failures.push_back(fmt::format("{}: {}", path.Describe(), confirmed.error().message()));
     }
-    check_.Abort(fmt::format(
-        "no way to confirm what the device holds: every pair of a host-to-device and a "
-        "device-to-host copy failed to round-trip a {}-byte allocation ({}); the copies are "
-        "broken beyond what one check can attribute, and TensorFlow could move no tensor intact",
-        total, Join(failures)));
+    const std::string what_failed = fmt::format(
+        "no way to confirm what the device holds: no pair of a host-to-device and a "
+        "device-to-host copy round-tripped a {}-byte allocation ({})",
+        total, Join(failures));
+    if (!broken.empty()) check_.Blocked(broken.front(), what_failed);
+    if (!TestsAnyCopy()) {
+      // Every pair returned wrong bytes without an error: which copy is at
+      // fault cannot be told, but the first writer tried is the usual one.
+      check_.Blocked(FunctionOf(paths_.front().writer),
+                     what_failed + "; the memcpy.* checks report the broken copies");
+    }
+    check_.Abort(what_failed +
+                 "; the copies are broken beyond what one check can attribute, and TensorFlow "
+                 "could move no tensor intact");
   }
 
   // Writes the allocation's expected() contents and confirms them, for a
@@ -442,6 +498,8 @@ class CopyBench {
                    Problems& problems) {
     auto actual = ReadBack(allocation);
     if (!actual) {
+      BlockIfOnlyUsed(check_, fmt::format("reading an allocation back after {}", operation),
+                      actual.error());
       problems.Add(fmt::format("after {}, reading the allocation back through {} failed: {}",
                                operation, MemberOf(allocation.path().reader),
                                actual.error().message()));
@@ -493,6 +551,20 @@ class CopyBench {
     }
     bytes.resize(size);
     return bytes;
+  }
+
+  // The first function of `path` that the check avoids and does not test.
+  std::optional<abi::PluginFunction> AvoidedFunctionOf(const VerificationPath& path) const {
+    for (const CopyForm form : {path.writer, path.reader}) {
+      const abi::PluginFunction function = FunctionOf(form);
+      if (check_.Avoids(function) && !check_.Tests(function)) return function;
+    }
+    return std::nullopt;
+  }
+
+  bool TestsAnyCopy() const {
+    return std::any_of(kAllCopyForms.begin(), kAllCopyForms.end(),
+                       [&](CopyForm form) { return check_.Tests(FunctionOf(form)); });
   }
 
   // Tries `path` first next time: most allocations of a check are confirmed

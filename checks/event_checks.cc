@@ -3,14 +3,16 @@
 //
 // A synchronous plugin's events are COMPLETE as soon as they are recorded,
 // which is legal. So no check concludes "early" from timing: the stream is
-// kept busy by a host callback that sleeps, and only an event recorded after
-// that callback seen COMPLETE while the callback has not finished is early.
+// kept busy (conform::BusyWork: a host callback that sleeps or, where
+// host_callback is broken, a long copy whose bytes the host watches arrive),
+// and only an event recorded after that work seen COMPLETE while the work
+// has not finished is early. No check here needs host_callback to work, so a
+// plugin whose callbacks are broken still has its events checked.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -28,7 +30,6 @@ namespace sectl::checks {
 namespace {
 
 using conform::SkipUnlessProvided;
-using conform::WaitUntil;
 
 using namespace std::chrono_literals;
 using abi::PluginFunction;
@@ -39,52 +40,19 @@ constexpr auto kPatience = 3s;
 // completes early, or a wait that returns early, is seen doing so.
 constexpr auto kSlowCallback = 50ms;
 
-// The checks here keep streams busy with host callbacks. A plugin whose
-// callbacks cannot be enqueued or never run is reported by the callback
-// checks; these skip rather than report it twice.
-void EnqueueProbe(conform::CheckContext& check, host::Stream& stream,
-                  std::function<void(TF_Status*)> body) {
-  auto enqueued = stream.EnqueueHostCallback(std::move(body));
-  if (!enqueued) {
-    check.Skip(fmt::format(
-        "this check keeps the stream busy with a host callback, and {} (callback.enqueued "
-        "reports it)",
-        enqueued.error().message()));
+// Waits until the stream has got past `busy`, by two means so that an event
+// check never hinges on an event: the busy work itself, then
+// block_host_until_done (or TensorFlow's fallback). The copy route is waited
+// for first, as a plugin may run copies only when asked to wait.
+void FinishStream(conform::CheckContext& check, host::Stream& stream,
+                  const conform::BusyWork& busy) {
+  if (busy.route() == conform::BusyWork::Route::kCopy) (void)stream.BlockHostUntilDone();
+  if (!busy.Await(kPatience)) {
+    check.Blocked(busy.StalledFunction(),
+                  fmt::format("this check keeps the stream busy with {}, which had not finished "
+                              "{} s later",
+                              busy.Describe(), std::chrono::seconds(kPatience).count()));
   }
-}
-
-[[noreturn]] void SkipForSilentCallbacks(conform::CheckContext& check) {
-  check.Skip(
-      fmt::format("this check keeps the stream busy with a host callback, and none ran within {} s "
-                  "(callback.called_once reports it)",
-                  std::chrono::seconds(kPatience).count()));
-}
-
-// A flag a host callback raises; shared, so that a callback the plugin runs
-// late never touches a check's dead stack.
-using Flag = std::shared_ptr<std::atomic<bool>>;
-Flag NewFlag() { return std::make_shared<std::atomic<bool>>(false); }
-
-// Enqueues a host callback that sleeps kSlowCallback, then raises `finished`.
-void EnqueueSlowCallback(conform::CheckContext& check, host::Stream& stream, const Flag& finished) {
-  EnqueueProbe(check, stream, [finished](TF_Status*) {
-    std::this_thread::sleep_for(kSlowCallback);
-    finished->store(true);
-  });
-}
-
-// Waits until `finished` is raised; skips the check if it never is.
-void AwaitCallback(conform::CheckContext& check, const Flag& finished) {
-  if (!WaitUntil([&] { return finished->load(); }, kPatience)) SkipForSilentCallbacks(check);
-}
-
-// Waits until `stream` has run everything enqueued so far, by two means so
-// that an event check never hinges on an event: a host callback enqueued
-// last, then block_host_until_done (or TensorFlow's fallback).
-void FinishStream(conform::CheckContext& check, host::Stream& stream) {
-  const Flag finished = NewFlag();
-  EnqueueProbe(check, stream, [finished](TF_Status*) { finished->store(true); });
-  AwaitCallback(check, finished);
   (void)stream.BlockHostUntilDone();
 }
 
@@ -107,9 +75,19 @@ std::string StatusName(SE_EventStatus status) {
 // stream had run past the record, up to COMPLETE, and a few polls after that.
 struct EventHistory {
   SE_EventStatus while_busy = SE_EVENT_UNKNOWN;
-  bool busy_when_seen = false;  // the callback had really not finished
+  bool busy_when_seen = false;  // the busy work had really not finished
+  std::string busy_work;        // what kept the stream busy
   std::vector<SE_EventStatus> after_reached;
   bool completed = false;
+
+  // Whether get_event_status answered anything but PENDING or COMPLETE.
+  bool answered_undefined() const {
+    const auto undefined = [](SE_EventStatus status) {
+      return status != SE_EVENT_PENDING && status != SE_EVENT_COMPLETE;
+    };
+    return undefined(while_busy) ||
+           std::any_of(after_reached.begin(), after_reached.end(), undefined);
+  }
 
   // Whether the plugin said COMPLETE before the stream could have got there.
   bool completed_early() const { return while_busy == SE_EVENT_COMPLETE && busy_when_seen; }
@@ -127,25 +105,27 @@ struct EventHistory {
   nlohmann::json ToJson() const {
     nlohmann::json polled = nlohmann::json::array();
     for (SE_EventStatus status : after_reached) polled.push_back(StatusName(status));
-    return {{"while_an_earlier_callback_ran", StatusName(while_busy)},
-            {"callback_still_running_then", busy_when_seen},
+    return {{"kept_busy_by", busy_work},
+            {"while_earlier_work_ran", StatusName(while_busy)},
+            {"earlier_work_still_running_then", busy_when_seen},
             {"after_the_stream_passed_the_record", polled}};
   }
 };
 
-// Records `event` on `stream` behind a slow host callback and follows its status.
+// Records `event` on `stream` behind busy work and follows its status.
 EventHistory FollowRecord(conform::CheckContext& check, host::Stream& stream,
                           const host::Event& event) {
   constexpr int kPollsAfterComplete = 3;
   const auto poll = [&] { return check.Require(event.Status(), "get_event_status"); };
   EventHistory history;
-  const Flag finished = NewFlag();
-  EnqueueSlowCallback(check, stream, finished);
-  check.Require(stream.RecordEvent(event), "record_event");
-  history.while_busy = poll();
-  history.busy_when_seen = !finished->load();
-
-  FinishStream(check, stream);
+  {
+    const conform::BusyWork busy(check, stream, kSlowCallback);
+    history.busy_work = busy.Describe();
+    check.Require(stream.RecordEvent(event), "record_event");
+    history.while_busy = poll();
+    history.busy_when_seen = !busy.finished();
+    FinishStream(check, stream, busy);
+  }
   const auto deadline = std::chrono::steady_clock::now() + kPatience;
   history.after_reached.push_back(poll());
   while (history.after_reached.back() != SE_EVENT_COMPLETE &&
@@ -166,7 +146,12 @@ EventHistory FollowRecord(conform::CheckContext& check, host::Stream& stream,
 
 SECTL_CHECK("event.completes_when_reached", kRequired,
             "An event becomes COMPLETE when its stream reaches the record, not before, and "
-            "stays COMPLETE") {
+            "stays COMPLETE",
+            .tests = {kCreateEvent, kRecordEvent, kGetEventStatus},
+            .severity_reason =
+                "TensorFlow 2.5 and later poll events in EventMgr to free tensors "
+                "and run completions after copies: an early COMPLETE frees memory "
+                "still in use, one never COMPLETE hangs TensorFlow") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kGetEventStatus});
   const host::Device& device = check.device();
@@ -175,11 +160,18 @@ SECTL_CHECK("event.completes_when_reached", kRequired,
   auto stream = check.Require(device.CreateStream(), "create_stream");
   const EventHistory history = FollowRecord(check, *stream, *event);
   check.details() = history.ToJson();
-  check.Expect(!history.completed_early(),
-               "get_event_status reported COMPLETE while a host callback enqueued before the "
-               "record was still running: the event completed before its stream reached it. "
-               "TensorFlow's EventMgr would free tensors and run completion callbacks while the "
-               "stream still uses them");
+  if (history.answered_undefined()) {
+    check.Skip(
+        "get_event_status answered neither PENDING nor COMPLETE (event.status_values reports "
+        "it), so when the event completed cannot be told");
+  }
+  check.Expect(
+      !history.completed_early(),
+      "get_event_status reported COMPLETE while work enqueued before the record (" +
+          history.busy_work +
+          ") was still running: the event completed before its stream reached it. "
+          "TensorFlow's EventMgr would free tensors and run completion callbacks while the "
+          "stream still uses them");
   if (!history.completed) {
     check.Fail(fmt::format(
         "get_event_status still reported {} {} s after the stream had run past the record. "
@@ -198,7 +190,12 @@ SECTL_CHECK("event.completes_when_reached", kRequired,
 }
 
 SECTL_CHECK("event.status_values", kRequired,
-            "get_event_status answers only PENDING or COMPLETE for a healthy event") {
+            "get_event_status answers only PENDING or COMPLETE for a healthy event",
+            .tests = {kGetEventStatus},
+            .severity_reason =
+                "TensorFlow 2.5 and later poll get_event_status in EventMgr, which "
+                "aborts the process on UNKNOWN or ERROR (\"Unexpected Event "
+                "status\")") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kGetEventStatus});
   const host::Device& device = check.device();
@@ -230,7 +227,12 @@ SECTL_CHECK("event.status_values", kRequired,
 }
 
 SECTL_CHECK("event.rerecord_resets", kRequired,
-            "Recording a COMPLETE event again makes it wait for the new record") {
+            "Recording a COMPLETE event again makes it wait for the new record",
+            .tests = {kRecordEvent},
+            .severity_reason =
+                "TensorFlow 2.5 and later reuse events from EventMgr's pool: an "
+                "event that stays COMPLETE lets the next user go ahead before its "
+                "stream got there") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kGetEventStatus});
   const host::Device& device = check.device();
@@ -246,32 +248,46 @@ SECTL_CHECK("event.rerecord_resets", kRequired,
   const EventHistory second = FollowRecord(check, *stream, *event);
   check.details() = {{"first_record", first.ToJson()}, {"second_record", second.ToJson()}};
   check.Expect(!second.completed_early(),
-               "an event recorded again after it was COMPLETE still reported COMPLETE while a "
-               "host callback enqueued before the new record was running: re-recording did not "
-               "reset it. TensorFlow reuses events from a pool (EventMgr), so the next user of "
-               "the event would go ahead before its stream got there");
+               "an event recorded again after it was COMPLETE still reported COMPLETE while work "
+               "enqueued before the new record (" +
+                   second.busy_work +
+                   ") was running: re-recording did not "
+                   "reset it. TensorFlow reuses events from a pool (EventMgr), so the next user of "
+                   "the event would go ahead before its stream got there");
 }
 
 SECTL_CHECK("event.block_host_for_event", kRequired,
-            "block_host_for_event returns only after the stream has reached the event") {
+            "block_host_for_event returns only after the stream has reached the event",
+            .tests = {kBlockHostForEvent},
+            .severity_reason =
+                "TensorFlow 2.5 and later block on an event to wait for a stream, "
+                "and for every stream before destroying it when the plugin has no "
+                "block_host_until_done: returning early frees memory in use") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kBlockHostForEvent});
   const host::Device& device = check.device();
   // The event outlives the stream, which is drained as it is destroyed.
   auto event = check.Require(device.CreateEvent(), "create_event");
   auto stream = check.Require(device.CreateStream(), "create_stream");
-  const Flag finished = NewFlag();
-  EnqueueSlowCallback(check, *stream, finished);
+  const conform::BusyWork busy(check, *stream, kSlowCallback);
   check.Require(stream->RecordEvent(*event), "record_event");
   check.Require(event->BlockHost(), "block_host_for_event");
-  if (finished->load()) return;
-  AwaitCallback(check, finished);
+  check.details() = {{"kept_busy_by", busy.Describe()}};
+  if (busy.finished()) return;
+  // Finished later: the wait returned early. Never finished: the busy work
+  // itself is broken, which says nothing about the wait.
+  if (!busy.Await(kPatience)) {
+    check.Blocked(busy.StalledFunction(),
+                  fmt::format("this check keeps the stream busy with {}, which had not finished "
+                              "{} s later",
+                              busy.Describe(), std::chrono::seconds(kPatience).count()));
+  }
   check.Fail(fmt::format(
-      "block_host_for_event returned while a host callback enqueued before the record (sleeping "
-      "{} ms) had not finished. TensorFlow blocks on an event to wait for a stream; without "
+      "block_host_for_event returned while work enqueued before the record ({}) had not "
+      "finished. TensorFlow blocks on an event to wait for a stream; without "
       "block_host_until_done this is how it waits for every stream, including before destroying "
       "one",
-      std::chrono::milliseconds(kSlowCallback).count()));
+      busy.Describe()));
 }
 
 }  // namespace sectl::checks

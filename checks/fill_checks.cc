@@ -55,7 +55,8 @@ struct Fill {
 };
 
 // Adds to `problems` what is wrong after one fill of `size` bytes.
-void FillOnce(CopyBench& bench, const Fill& fill, uint64_t size, copies::Problems& problems) {
+void FillOnce(conform::CheckContext& check, CopyBench& bench, const Fill& fill, uint64_t size,
+              copies::Problems& problems) {
   const FenceLayout layout{.size = size,
                            .tail = copies::kSentinelBytes + fill.extra_tail_per_byte * size};
   FencedAllocation target = bench.Fence(layout, copies::kBackgroundSeed);
@@ -66,12 +67,15 @@ void FillOnce(CopyBench& bench, const Fill& fill, uint64_t size, copies::Problem
   if (auto filled = bench.engine().OnStream(
           [&](host::Stream& stream) { return fill.enqueue(stream, range, size); });
       !filled) {
+    copies::BlockIfOnlyUsed(check, operation, filled.error());
     problems.Add(fmt::format("{} failed: {}", operation, filled.error().message()));
     return;
   }
   fill.paint(target.expected_range());
   auto actual = bench.ReadBack(target);
   if (!actual) {
+    copies::BlockIfOnlyUsed(check, "reading the allocation back after " + operation,
+                            actual.error());
     problems.Add(fmt::format("after {}, reading the allocation back through {} failed: {}",
                              operation, copies::MemberOf(target.path().reader),
                              actual.error().message()));
@@ -96,7 +100,7 @@ void CheckFill(conform::CheckContext& check, const Fill& fill) {
   copies::SkipUnlessProvided(check, fill.function);
   CopyBench bench(check, std::nullopt);
   copies::Problems problems;
-  for (const uint64_t size : fill.sizes) FillOnce(bench, fill, size, problems);
+  for (const uint64_t size : fill.sizes) FillOnce(check, bench, fill, size, problems);
   check.details() = {{"sizes", fill.sizes},
                      {"offset_in_allocation", copies::kSentinelBytes},
                      {"verified_through", bench.PathsUsed()}};
@@ -138,7 +142,12 @@ std::string DiagnoseWordCountAsSize(const FenceLayout& layout,
 
 SECTL_CHECK("fill.mem_zero", kRequired,
             "mem_zero on a stream zeroes exactly the bytes asked for in an interior range, and "
-            "nothing else") {
+            "nothing else",
+            .tests = {kMemZero},
+            .severity_reason =
+                "TensorFlow 2.7 and later validate mem_zero and zero-initialise "
+                "device tensors with it (e.g. TensorList, zeros_like): a fill "
+                "that does nothing leaves garbage where zeros belong") {
   CheckFill(
       check,
       {.function = abi::PluginFunction::kMemZero,
@@ -151,7 +160,11 @@ SECTL_CHECK("fill.mem_zero", kRequired,
 
 SECTL_CHECK("fill.memset", kRecommended,
             "memset on a stream writes its byte to exactly the bytes asked for in an interior "
-            "range, and nothing else") {
+            "range, and nothing else",
+            .tests = {kMemset},
+            .severity_reason =
+                "TensorFlow 2.7 and later validate that memset is set, but no "
+                "released TensorFlow calls the 8-bit memset itself") {
   CheckFill(check,
             {.function = abi::PluginFunction::kMemset,
              .sizes = kByteFillSizes,
@@ -168,7 +181,12 @@ SECTL_CHECK("fill.memset", kRecommended,
 
 SECTL_CHECK("fill.memset32", kRequired,
             "memset32 on a stream writes its 32-bit pattern over exactly the size in bytes asked "
-            "for in an interior range, and nothing else") {
+            "for in an interior range, and nothing else",
+            .tests = {kMemset32},
+            .severity_reason =
+                "TensorFlow 2.7 and later validate memset32 and fill 32-bit "
+                "tensors with it (size in bytes): a wrong fill corrupts those "
+                "tensors or their neighbours") {
   CheckFill(check,
             {.function = abi::PluginFunction::kMemset32,
              .sizes = kWordFillSizes,

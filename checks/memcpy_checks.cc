@@ -57,7 +57,9 @@ void Report(conform::CheckContext& check, const CopyBench& bench,
   if (!problems.empty()) check.Fail(problems.Describe());
 }
 
-void AddFailedCopy(copies::Problems& problems, std::string_view operation, const Error& error) {
+void AddFailedCopy(conform::CheckContext& check, copies::Problems& problems,
+                   std::string_view operation, const Error& error) {
+  copies::BlockIfOnlyUsed(check, operation, error);
   problems.Add(fmt::format("{} failed: {}", operation, error.message()));
   problems.Explain(kFailedCopyConsequence);
 }
@@ -77,7 +79,7 @@ void CheckCopyToDevice(conform::CheckContext& check, CopyForm form) {
     const std::string operation = DescribeCopy(form, size, "to", destination);
     if (auto copied = bench.engine().ToDevice(form, destination.range(), source.data(), size);
         !copied) {
-      AddFailedCopy(problems, operation, copied.error());
+      AddFailedCopy(check, problems, operation, copied.error());
       continue;
     }
     std::copy(payload.begin(), payload.end(), destination.expected_range().begin());
@@ -134,7 +136,7 @@ void CheckCopyToHost(conform::CheckContext& check, CopyForm form) {
           (previous.empty() ? "" : ", repeated after the range's contents changed");
       if (auto copied = bench.engine().ToHost(form, destination.data(), source.range(), size);
           !copied) {
-        AddFailedCopy(problems, operation, copied.error());
+        AddFailedCopy(check, problems, operation, copied.error());
         break;
       }
       if (CheckHostCopy(problems, operation, destination, payload, previous)) break;
@@ -168,7 +170,7 @@ void CheckCopyWithinDevice(conform::CheckContext& check, CopyForm form) {
         CountOfBytes(size), kSourceOffset, destination.layout().offset);
     if (auto copied = bench.engine().WithinDevice(form, destination.range(), source.range(), size);
         !copied) {
-      AddFailedCopy(problems, operation, copied.error());
+      AddFailedCopy(check, problems, operation, copied.error());
       continue;
     }
     std::copy(payload.begin(), payload.end(), destination.expected_range().begin());
@@ -201,44 +203,83 @@ Expected<void> CopyNothing(copies::CopyEngine& engine, CopyForm form,
 
 SECTL_CHECK("memcpy.htod", kRequired,
             "memcpy_htod copies exactly the bytes asked for into an interior range, and nothing "
-            "else") {
+            "else",
+            .tests = {kMemcpyHtoD},
+            .severity_reason =
+                "TensorFlow 2.5 and later copy every tensor that goes to the device "
+                "with memcpy_htod, into BFC regions at interior offsets: wrong "
+                "bytes corrupt the model's inputs or their neighbours") {
   CheckCopyToDevice(check, CopyForm::kHtoD);
 }
 
 SECTL_CHECK("memcpy.dtoh", kRequired,
             "memcpy_dtoh copies exactly the bytes asked for from an interior range, current each "
-            "time, and nothing else") {
+            "time, and nothing else",
+            .tests = {kMemcpyDtoH},
+            .severity_reason =
+                "TensorFlow 2.5 and later read every tensor back to the host "
+                "(results, CPU kernels' inputs) with memcpy_dtoh: wrong or stale "
+                "bytes are wrong results") {
   CheckCopyToHost(check, CopyForm::kDtoH);
 }
 
 SECTL_CHECK("memcpy.dtod", kRequired,
             "memcpy_dtod copies exactly the bytes asked for between interior ranges, and leaves "
-            "everything else as it was") {
+            "everything else as it was",
+            .tests = {kMemcpyDtoD},
+            .severity_reason =
+                "TensorFlow 2.5 and later copy tensors within the device with "
+                "memcpy_dtod where the plugin provides it (it is skipped where it "
+                "does not): wrong bytes corrupt the copied tensor or its "
+                "neighbours") {
   CheckCopyWithinDevice(check, CopyForm::kDtoD);
 }
 
 SECTL_CHECK("memcpy.sync_htod", kRequired,
             "sync_memcpy_htod copies exactly the bytes asked for into an interior range, and "
-            "nothing else") {
+            "nothing else",
+            .tests = {kSyncMemcpyHtoD},
+            .severity_reason =
+                "TensorFlow 2.5 and later validate sync_memcpy_htod and use it for "
+                "synchronous copies to the device (SynchronousMemcpy, e.g. "
+                "constants): wrong bytes corrupt those tensors") {
   CheckCopyToDevice(check, CopyForm::kSyncHtoD);
 }
 
 SECTL_CHECK("memcpy.sync_dtoh", kRequired,
             "sync_memcpy_dtoh copies exactly the bytes asked for from an interior range, current "
-            "each time, and nothing else") {
+            "each time, and nothing else",
+            .tests = {kSyncMemcpyDtoH},
+            .severity_reason =
+                "TensorFlow 2.5 and later validate sync_memcpy_dtoh and use it for "
+                "synchronous reads of device tensors (SynchronousMemcpy): wrong "
+                "or stale bytes are wrong values") {
   CheckCopyToHost(check, CopyForm::kSyncDtoH);
 }
 
 SECTL_CHECK("memcpy.sync_dtod", kRequired,
             "sync_memcpy_dtod, where provided, copies exactly the bytes asked for between "
-            "interior ranges, and leaves everything else as it was") {
+            "interior ranges, and leaves everything else as it was",
+            .tests = {kSyncMemcpyDtoD},
+            .severity_reason =
+                "TensorFlow 2.5 and later use sync_memcpy_dtod for synchronous "
+                "device-to-device copies where the plugin provides it (skipped "
+                "where it does not): wrong bytes corrupt tensors") {
   CheckCopyWithinDevice(check, CopyForm::kSyncDtoD);
 }
 
 SECTL_CHECK("memcpy.zero_size", kRequired,
-            "A copy of 0 bytes succeeds and touches nothing, in every form the plugin provides") {
+            "A copy of 0 bytes succeeds and touches nothing, in every form the plugin provides",
+            .tests = {kMemcpyHtoD, kMemcpyDtoH, kMemcpyDtoD, kSyncMemcpyHtoD, kSyncMemcpyDtoH,
+                      kSyncMemcpyDtoD},
+            .severity_reason =
+                "TensorFlow 2.5 and later copy empty tensors like any other: an "
+                "error fails the operation, a crash ends the process") {
   copies::SkipUnlessProvided(check, abi::PluginFunction::kAllocate);
-  CopyBench bench(check, std::nullopt);
+  // Seeded through the stream copies first: the synchronous ones are those
+  // seen crashing on real copies in the field, which memcpy.sync_* report;
+  // this check is about copies of nothing.
+  CopyBench bench(check, CopyForm::kSyncHtoD);
   const FencedAllocation fenced = bench.Fence({.size = 0}, copies::kBackgroundSeed);
   // The host side is the first byte of an inaccessible page: a plugin that
   // touches it anyway crashes in its own call.
@@ -257,7 +298,8 @@ SECTL_CHECK("memcpy.zero_size", kRequired,
     tried.push_back(copies::MemberOf(form));
     const Expected<void> copied = CopyNothing(engine, form, destination, source, nothing.data());
     if (!copied) {
-      AddFailedCopy(problems, fmt::format("{} of 0 bytes", copies::MemberOf(form)), copied.error());
+      AddFailedCopy(check, problems, fmt::format("{} of 0 bytes", copies::MemberOf(form)),
+                    copied.error());
     }
   }
   bench.CheckIntact(

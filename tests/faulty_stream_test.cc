@@ -1,9 +1,60 @@
 // Each fault in streams, events, host callbacks, timers and concurrency is
 // caught by exactly its check.
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "faulty_plugin_test.h"
+#include "sectl_process.h"
 
 namespace sectl::testing {
 namespace {
+
+// A field-style plugin has more than one broken function, as real plugins
+// do: each named check must end as expected, and every other check pass,
+// skip, or be blocked by one of the broken functions.
+struct FieldCase {
+  std::string fault;
+  std::map<std::string, std::string> expected;  // check id -> status
+  std::vector<std::string> broken;              // "SP_StreamExecutor.host_callback"
+  std::vector<std::string> arguments = {};
+};
+
+inline void PrintTo(const FieldCase& field, std::ostream* out) { *out << field.fault; }
+
+void ExpectFieldVerdicts(const FieldCase& field) {
+  std::vector<std::string> command = {
+      "conform", FaultyPlugin(field.fault), "--report", "json", "--timeout",
+      "20",      "--no-throughput"};
+  command.insert(command.end(), field.arguments.begin(), field.arguments.end());
+  const CommandResult result = RunSectl(command);
+  nlohmann::json report;
+  try {
+    report = nlohmann::json::parse(result.out);
+  } catch (const nlohmann::json::exception& error) {
+    FAIL() << "stdout is not JSON (" << error.what() << "): " << result.err << result.out;
+  }
+  std::map<std::string, nlohmann::json> results;
+  for (const auto& entry : report["results"]) results[entry["id"].get<std::string>()] = entry;
+  for (const auto& [id, status] : field.expected) {
+    ASSERT_TRUE(results.count(id)) << id << " did not run";
+    EXPECT_EQ(results.at(id)["status"], status) << results.at(id).dump(2);
+  }
+  for (const auto& [id, entry] : results) {
+    if (field.expected.count(id) != 0) continue;
+    const std::string status = entry["status"];
+    const bool blocked_by_a_broken_function =
+        status == "blocked" && !entry["culprits"].empty() &&
+        std::find(field.broken.begin(), field.broken.end(),
+                  entry["culprits"][0].get<std::string>()) != field.broken.end();
+    EXPECT_TRUE(status == "pass" || status == "skip" || blocked_by_a_broken_function)
+        << id << " should pass, skip or be blocked by a broken function: " << entry.dump(2);
+  }
+}
 
 class StreamFaults : public ::testing::TestWithParam<FaultCase> {};
 
@@ -34,6 +85,45 @@ INSTANTIATE_TEST_SUITE_P(
             "timer_in_microseconds", "timer.nanoseconds_unit", "fail", {"--tf-version", "2.10"}},
         FaultCase{"racy_concurrent_copies", "concurrency.streams_in_parallel", "fail"}),
     [](const auto& info) { return info.param.fault; });
+
+class FieldStreamFaults : public ::testing::TestWithParam<FieldCase> {};
+
+TEST_P(FieldStreamFaults, AreCaughtBehindBrokenHostCallbacks) { ExpectFieldVerdicts(GetParam()); }
+
+constexpr std::string_view kHostCallback = "SP_StreamExecutor.host_callback";
+
+INSTANTIATE_TEST_SUITE_P(Field, FieldStreamFaults,
+                         ::testing::Values(
+                             // host_callback returns TF_OK (false) and never runs the callback:
+                             // only callback.enqueued fails, and the stream, event and timer checks
+                             // that can watch the stream through a long copy instead still pass.
+                             FieldCase{"host_callback_returns_false",
+                                       {{"callback.enqueued", "fail"},
+                                        {"stream.in_order", "pass"},
+                                        {"stream.block_host_until_done", "pass"},
+                                        {"stream.synchronize_all_activity", "pass"},
+                                        {"stream.status_ok_when_healthy", "pass"},
+                                        {"event.completes_when_reached", "pass"},
+                                        {"event.status_values", "pass"},
+                                        {"event.rerecord_resets", "pass"},
+                                        {"event.block_host_for_event", "pass"},
+                                        {"timer.nanoseconds_unit", "pass"}},
+                                       {std::string(kHostCallback)},
+                                       {"--tf-version", "2.10"}},
+                             // Behind broken callbacks: get_event_status always UNKNOWN.
+                             FieldCase{
+                                 "event_status_always_unknown",
+                                 {{"event.status_values", "fail"}, {"callback.enqueued", "fail"}},
+                                 {std::string(kHostCallback)}},
+                             // Behind broken callbacks: create_timer never sets the handle, and
+                             // nanoseconds dereferences it.
+                             FieldCase{"timer_handle_unset",
+                                       {{"timer.nanoseconds_unit", "crash"},
+                                        {"callback.enqueued", "fail"},
+                                        {"timer.measures_stream_time", "blocked"}},
+                                       {std::string(kHostCallback)},
+                                       {"--tf-version", "2.10"}}),
+                         [](const auto& info) { return info.param.fault; });
 
 }  // namespace
 }  // namespace sectl::testing

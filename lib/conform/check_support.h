@@ -6,11 +6,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "abi/plugin_functions.h"
+
+namespace sectl::host {
+class Stream;
+}
 
 namespace sectl::conform {
 
@@ -32,6 +38,54 @@ bool WaitUntil(Condition done, std::chrono::milliseconds limit) {
   }
   return true;
 }
+
+// Whether a check may watch streams through host callbacks: the plugin
+// provides host_callback, the check has not found it broken, and no earlier
+// run of the check crashed or hung in it (CheckContext::Avoids).
+bool HostCallbacksUsable(CheckContext& check);
+
+// Work that keeps a stream busy for a while and lets the host see when the
+// stream has got past it, by one of two routes:
+//  - a host callback that sleeps `duration` (the usual route), or
+//  - when host_callback is broken or avoided (many real plugins return
+//    false from it and never run the callback), a long memcpy_htod then
+//    memcpy_dtoh of a large buffer, whose bytes the host watches arrive.
+// Either way a check observes order and completion without the other
+// route, so that only the checks testing host_callback fail when it is
+// broken. A synchronous plugin finishes the work before enqueueing returns;
+// a check must conclude only from what no correct plugin can produce (for
+// instance: a wait returned, and the work finished only later).
+//
+// Stops the check as blocked when no route is left. Destroy it before its
+// stream: it waits for the stream when the work has not finished.
+class BusyWork {
+ public:
+  enum class Route { kHostCallback, kCopy };
+
+  BusyWork(CheckContext& check, host::Stream& stream, std::chrono::milliseconds duration);
+  ~BusyWork();
+  BusyWork(const BusyWork&) = delete;
+  BusyWork& operator=(const BusyWork&) = delete;
+
+  // Whether the stream has got past the work (the callback returned, or
+  // every byte of the copy arrived).
+  bool finished() const;
+  // Waits up to `limit` for finished(); returns it.
+  bool Await(std::chrono::milliseconds limit) const;
+
+  Route route() const;
+  // "a host callback sleeping 50 ms" or "a copy of 16 MiB to the device and back"
+  std::string Describe() const;
+  // The function to blame when the work never finishes: host_callback when
+  // callbacks never run, memcpy_dtoh when the copy never lands.
+  abi::PluginFunction StalledFunction() const;
+
+  struct State;
+
+ private:
+  host::Stream& stream_;
+  std::shared_ptr<State> state_;
+};
 
 // Bytes that differ from position to position and from `seed` to `seed`, so
 // that a copy from the wrong offset or a stale buffer is visible.

@@ -11,3 +11,8 @@ sectl_add_faulty_plugin(SYNC_DTOD_WRONG copy_faults.c BASE cpu)
 sectl_add_faulty_plugin(MEM_ZERO_PARTIAL copy_faults.c)
 sectl_add_faulty_plugin(MEMSET_WRONG_PATTERN copy_faults.c)
 sectl_add_faulty_plugin(MEMSET32_ELEMENT_COUNT copy_faults.c)
+# Field-style: a crashing sync_memcpy_htod hiding an interior defect of
+# memcpy_htod, and fills that do nothing on a plugin whose callbacks are broken.
+sectl_add_faulty_plugin(SYNC_HTOD_CRASH copy_faults.c)
+sectl_add_faulty_plugin(MEM_ZERO_NOOP copy_faults.c)
+sectl_add_faulty_plugin(MEMSET_NOOP copy_faults.c)

@@ -87,7 +87,11 @@ static void ZeroSizeCrashingMemcpyHtoD(const SP_Device* device, SP_Stream stream
 }
 #endif
 
-#if defined(FAULT_DTOD_IGNORES_OFFSET)
+#if defined(FAULT_DTOD_IGNORES_OFFSET) || defined(FAULT_SYNC_HTOD_CRASH)
+#define REMEMBERS_ALLOCATIONS 1
+#endif
+
+#if defined(REMEMBERS_ALLOCATIONS)
 /* Device-to-device copies read from the start of the source's allocation,
  * not from its (interior) opaque: a plugin that keeps a handle per
  * allocation and forgets the offset of a tensor inside it. The allocations
@@ -101,7 +105,6 @@ static struct {
 static unsigned next_allocation;
 static pthread_mutex_t allocations_mutex = PTHREAD_MUTEX_INITIALIZER;
 static AllocateFn base_allocate;
-static MemcpyDtoDFn base_memcpy_dtod;
 
 static void RememberingAllocate(const SP_Device* device, uint64_t size, int64_t memory_space,
                                 SP_DeviceMemoryBase* memory) {
@@ -128,6 +131,10 @@ static void* AllocationStart(void* address) {
   pthread_mutex_unlock(&allocations_mutex);
   return start;
 }
+#endif
+
+#if defined(FAULT_DTOD_IGNORES_OFFSET)
+static MemcpyDtoDFn base_memcpy_dtod;
 
 static void OffsetIgnoringMemcpyDtoD(const SP_Device* device, SP_Stream stream,
                                      SP_DeviceMemoryBase* device_dst,
@@ -233,6 +240,71 @@ static void WordCountingMemset32(const SP_Device* device, SP_Stream stream,
 }
 #endif
 
+#if defined(FAULT_SYNC_HTOD_CRASH)
+/* Two defects at once, as found in the field: sync_memcpy_htod crashes on
+ * any real copy (a null dereference), and memcpy_htod drops the last byte
+ * when its destination lies inside an allocation (a tensor in a BFC region)
+ * rather than at its start. Every check that seeds buffers with
+ * sync_memcpy_htod must fall back to memcpy_htod (at allocation starts,
+ * where it works), so that memcpy.htod still finds the interior defect. */
+static MemcpyHtoDFn base_memcpy_htod;
+static SyncMemcpyHtoDFn base_sync_memcpy_htod;
+
+static void CrashingSyncMemcpyHtoD(const SP_Device* device, SP_DeviceMemoryBase* device_dst,
+                                   const void* host_src, uint64_t size, TF_Status* status) {
+  if (size > 0) {
+    volatile int* nowhere = NULL;
+    *nowhere = 1;
+  }
+  base_sync_memcpy_htod(device, device_dst, host_src, size, status);
+}
+
+static void InteriorShortMemcpyHtoD(const SP_Device* device, SP_Stream stream,
+                                    SP_DeviceMemoryBase* device_dst, const void* host_src,
+                                    uint64_t size, TF_Status* status) {
+  const int interior = AllocationStart(device_dst->opaque) != device_dst->opaque;
+  base_memcpy_htod(device, stream, device_dst, host_src, interior && size > 0 ? size - 1 : size,
+                   status);
+}
+#endif
+
+#if defined(FAULT_MEM_ZERO_NOOP) || defined(FAULT_MEMSET_NOOP)
+/* As found in the field: fills that return OK and do nothing, on a plugin
+ * whose host_callback returns false without running the callback (so that
+ * checks which watch streams through callbacks cannot see the fills). */
+static TF_Bool RefusingHostCallback(const SP_Device* device, SP_Stream stream,
+                                    SE_StatusCallbackFn callback, void* argument) {
+  (void)device;
+  (void)stream;
+  (void)callback;
+  (void)argument;
+  return 0;
+}
+#endif
+
+#if defined(FAULT_MEM_ZERO_NOOP)
+static void IdleMemZero(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* location,
+                        uint64_t size, TF_Status* status) {
+  (void)device;
+  (void)stream;
+  (void)location;
+  (void)size;
+  TF_SetStatus(status, TF_OK, "");
+}
+#endif
+
+#if defined(FAULT_MEMSET_NOOP)
+static void IdleMemset(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* location,
+                       uint8_t pattern, uint64_t size, TF_Status* status) {
+  (void)device;
+  (void)stream;
+  (void)location;
+  (void)pattern;
+  (void)size;
+  TF_SetStatus(status, TF_OK, "");
+}
+#endif
+
 void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
 #if defined(FAULT_CORRUPT_DTOH)
   base_memcpy_dtoh = stream_executor->memcpy_dtoh;
@@ -269,6 +341,19 @@ void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
 #elif defined(FAULT_MEMSET32_ELEMENT_COUNT)
   base_memset32 = stream_executor->memset32;
   stream_executor->memset32 = WordCountingMemset32;
+#elif defined(FAULT_SYNC_HTOD_CRASH)
+  base_allocate = stream_executor->allocate;
+  stream_executor->allocate = RememberingAllocate;
+  base_sync_memcpy_htod = stream_executor->sync_memcpy_htod;
+  stream_executor->sync_memcpy_htod = CrashingSyncMemcpyHtoD;
+  base_memcpy_htod = stream_executor->memcpy_htod;
+  stream_executor->memcpy_htod = InteriorShortMemcpyHtoD;
+#elif defined(FAULT_MEM_ZERO_NOOP)
+  stream_executor->mem_zero = IdleMemZero;
+  stream_executor->host_callback = RefusingHostCallback;
+#elif defined(FAULT_MEMSET_NOOP)
+  stream_executor->memset = IdleMemset;
+  stream_executor->host_callback = RefusingHostCallback;
 #endif
   (void)stream_executor;
 }

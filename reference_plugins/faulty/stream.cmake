@@ -19,3 +19,10 @@ sectl_add_faulty_plugin(CALLBACK_ERROR_DROPPED stream_faults.cc)
 sectl_add_faulty_plugin(TIMER_MEASURES_ENQUEUE stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(TIMER_IN_MICROSECONDS stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(RACY_CONCURRENT_COPIES stream_faults.cc)
+# Field-style: host_callback returns TF_OK (false) and never runs the
+# callback, alone and hiding an event status that is always UNKNOWN or a timer
+# handle create_timer never sets. On the asynchronous base, so that the checks'
+# routes without host callbacks meet pending work.
+sectl_add_faulty_plugin(HOST_CALLBACK_RETURNS_FALSE stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(EVENT_STATUS_ALWAYS_UNKNOWN stream_faults.cc BASE cpu)
+sectl_add_faulty_plugin(TIMER_HANDLE_UNSET stream_faults.cc BASE cpu)

@@ -304,6 +304,44 @@ TF_Bool HostCallbackDroppingErrors(const SP_Device* device, SP_Stream stream,
 }
 #endif
 
+// ---- Field-style: broken host callbacks hiding other defects ---------------
+//
+// Real plugins whose host_callback returns false without running the
+// callback (TF_OK is 0) also had defects that sectl never saw, because every
+// check watching a stream needed a callback. Each of these plugins has such
+// a host_callback, and the defects below besides it.
+
+#if defined(FAULT_HOST_CALLBACK_RETURNS_FALSE) || defined(FAULT_TIMER_HANDLE_UNSET) || \
+    defined(FAULT_EVENT_STATUS_ALWAYS_UNKNOWN)
+#define REFUSES_HOST_CALLBACKS 1
+TF_Bool HostCallbackReturningTfOk(const SP_Device*, SP_Stream, SE_StatusCallbackFn, void*) {
+  return TF_OK;  // 0: "not enqueued", and the callback never runs
+}
+#endif
+
+#if defined(FAULT_EVENT_STATUS_ALWAYS_UNKNOWN)
+// TensorFlow's own test plugin does this: UNKNOWN whatever the event went through.
+SE_EventStatus AlwaysUnknown(const SP_Device*, SP_Event) { return SE_EVENT_UNKNOWN; }
+#endif
+
+#if defined(FAULT_TIMER_HANDLE_UNSET)
+// create_timer reports OK and never sets the handle; start and stop do
+// nothing; nanoseconds reads through the handle, as the community sample's
+// does: a null dereference.
+void CreateTimerLeavingHandle(const SP_Device*, SP_Timer*, TF_Status* status) { SetOk(status); }
+void IdleTimerCall(const SP_Device*, SP_Stream, SP_Timer, TF_Status* status) { SetOk(status); }
+void DestroyUnsetTimer(const SP_Device*, SP_Timer) {}
+uint64_t NanosecondsThroughHandle(SP_Timer timer) {
+  return *reinterpret_cast<volatile uint64_t*>(timer);
+}
+void (*base_create_timer_fns_unset)(const SP_Platform*, SP_TimerFns*, TF_Status*) = nullptr;
+void CreateTimerFnsDereferencing(const SP_Platform* platform, SP_TimerFns* timer_fns,
+                                 TF_Status* status) {
+  base_create_timer_fns_unset(platform, timer_fns, status);
+  if (TF_GetCode(status) == TF_OK) timer_fns->nanoseconds = NanosecondsThroughHandle;
+}
+#endif
+
 // ---- Timers ----------------------------------------------------------------
 
 #if defined(FAULT_TIMER_MEASURES_ENQUEUE) || defined(FAULT_TIMER_IN_MICROSECONDS)
@@ -398,6 +436,10 @@ void MemcpyHtoDThroughSharedStaging(const SP_Device* device, SP_Stream stream,
 
 void PlantRegistrationFault(SE_PlatformRegistrationParams* params, TF_Status* status) {
   (void)status;
+#if defined(FAULT_TIMER_HANDLE_UNSET)
+  base_create_timer_fns_unset = params->platform_fns->create_timer_fns;
+  params->platform_fns->create_timer_fns = CreateTimerFnsDereferencing;
+#endif
 #if defined(REPLACES_NANOSECONDS)
   base_create_timer_fns = params->platform_fns->create_timer_fns;
   params->platform_fns->create_timer_fns = CreateFaultyTimerFns;
@@ -461,5 +503,15 @@ void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
 #elif defined(FAULT_RACY_CONCURRENT_COPIES)
   base_memcpy_htod = stream_executor->memcpy_htod;
   stream_executor->memcpy_htod = MemcpyHtoDThroughSharedStaging;
+#elif defined(FAULT_EVENT_STATUS_ALWAYS_UNKNOWN)
+  stream_executor->get_event_status = AlwaysUnknown;
+#elif defined(FAULT_TIMER_HANDLE_UNSET)
+  stream_executor->create_timer = CreateTimerLeavingHandle;
+  stream_executor->start_timer = IdleTimerCall;
+  stream_executor->stop_timer = IdleTimerCall;
+  stream_executor->destroy_timer = DestroyUnsetTimer;
+#endif
+#if defined(REFUSES_HOST_CALLBACKS)
+  *host_callback = HostCallbackReturningTfOk;
 #endif
 }
