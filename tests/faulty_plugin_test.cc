@@ -12,21 +12,61 @@ std::string FaultyPlugin(const std::string& fault) {
   return std::string(SECTL_FAULTY_PLUGIN_DIR) + "/faulty_" + fault + ".so";
 }
 
-void ExpectCaughtByExactlyItsCheck(const FaultCase& fault) {
-  std::vector<std::string> command = {
-      "conform", FaultyPlugin(fault.fault), "--report", "json", "--timeout",
-      "20",      "--no-throughput"};
-  command.insert(command.end(), fault.arguments.begin(), fault.arguments.end());
-  const CommandResult result = RunSectl(command);
+namespace {
+
+// sectl conform's JSON report on faulty_<fault>.so, or a test failure.
+struct ConformRun {
+  CommandResult command;
   nlohmann::json report;
+};
+
+ConformRun RunConform(const std::string& fault, const std::vector<std::string>& arguments) {
+  std::vector<std::string> command = {
+      "conform", FaultyPlugin(fault), "--report", "json", "--timeout", "20", "--no-throughput"};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  ConformRun run{RunSectl(command), nlohmann::json::object()};
   try {
-    report = nlohmann::json::parse(result.out);
+    run.report = nlohmann::json::parse(run.command.out);
   } catch (const nlohmann::json::exception& error) {
-    FAIL() << "stdout is not JSON (" << error.what() << "): " << result.err << result.out;
+    ADD_FAILURE() << "stdout is not JSON (" << error.what() << "): " << run.command.err
+                  << run.command.out;
   }
-  ASSERT_TRUE(report["load_error"].is_null()) << report["load_error"];
+  return run;
+}
+
+std::map<std::string, nlohmann::json> ResultsById(const nlohmann::json& report) {
   std::map<std::string, nlohmann::json> results;
   for (const auto& entry : report["results"]) results[entry["id"].get<std::string>()] = entry;
+  return results;
+}
+
+}  // namespace
+
+void ExpectFieldVerdicts(const FieldCase& field) {
+  const ConformRun run = RunConform(field.fault, field.arguments);
+  const auto results = ResultsById(run.report);
+  for (const auto& [id, status] : field.expected) {
+    ASSERT_TRUE(results.count(id)) << id << " did not run";
+    EXPECT_EQ(results.at(id)["status"], status) << results.at(id).dump(2);
+  }
+  for (const auto& [id, entry] : results) {
+    if (field.expected.count(id) != 0) continue;
+    const std::string status = entry["status"];
+    const bool blocked_by_a_broken_function =
+        status == "blocked" && !entry["culprits"].empty() &&
+        std::find(field.broken.begin(), field.broken.end(),
+                  entry["culprits"][0].get<std::string>()) != field.broken.end();
+    EXPECT_TRUE(status == "pass" || status == "skip" || blocked_by_a_broken_function)
+        << id << " should pass, skip or be blocked by a broken function: " << entry.dump(2);
+  }
+}
+
+void ExpectCaughtByExactlyItsCheck(const FaultCase& fault) {
+  const ConformRun run = RunConform(fault.fault, fault.arguments);
+  const CommandResult& result = run.command;
+  const nlohmann::json& report = run.report;
+  ASSERT_TRUE(report["load_error"].is_null()) << report["load_error"];
+  const auto results = ResultsById(report);
   ASSERT_TRUE(results.count(fault.check)) << fault.check << " did not run";
   const auto& caught = results.at(fault.check);
   EXPECT_EQ(caught["status"], fault.status) << caught.dump(2);

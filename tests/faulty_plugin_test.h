@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -31,5 +32,19 @@ std::string FaultyPlugin(const std::string& fault);
 // Runs sectl conform on the fault's plugin and asserts the above; the exit
 // status must be 1 for a required check failing and 0 for a warning.
 void ExpectCaughtByExactlyItsCheck(const FaultCase& fault);
+
+// A field-style plugin has more than one broken function, as real plugins
+// do: each named check must end as expected, and every other check pass,
+// skip, or be blocked by one of the broken functions.
+struct FieldCase {
+  std::string fault;
+  std::map<std::string, std::string> expected;  // check id -> status
+  std::vector<std::string> broken;              // "SP_StreamExecutor.host_callback"
+  std::vector<std::string> arguments = {};
+};
+
+inline void PrintTo(const FieldCase& field, std::ostream* out) { *out << field.fault; }
+
+void ExpectFieldVerdicts(const FieldCase& field);
 
 }  // namespace sectl::testing

@@ -14,48 +14,6 @@
 namespace sectl::testing {
 namespace {
 
-// A field-style plugin has more than one broken function, as real plugins
-// do: each named check must end as expected, and every other check pass,
-// skip, or be blocked by one of the broken functions.
-struct FieldCase {
-  std::string fault;
-  std::map<std::string, std::string> expected;  // check id -> status
-  std::vector<std::string> broken;              // "SP_StreamExecutor.host_callback"
-  std::vector<std::string> arguments = {};
-};
-
-inline void PrintTo(const FieldCase& field, std::ostream* out) { *out << field.fault; }
-
-void ExpectFieldVerdicts(const FieldCase& field) {
-  std::vector<std::string> command = {
-      "conform", FaultyPlugin(field.fault), "--report", "json", "--timeout",
-      "20",      "--no-throughput"};
-  command.insert(command.end(), field.arguments.begin(), field.arguments.end());
-  const CommandResult result = RunSectl(command);
-  nlohmann::json report;
-  try {
-    report = nlohmann::json::parse(result.out);
-  } catch (const nlohmann::json::exception& error) {
-    FAIL() << "stdout is not JSON (" << error.what() << "): " << result.err << result.out;
-  }
-  std::map<std::string, nlohmann::json> results;
-  for (const auto& entry : report["results"]) results[entry["id"].get<std::string>()] = entry;
-  for (const auto& [id, status] : field.expected) {
-    ASSERT_TRUE(results.count(id)) << id << " did not run";
-    EXPECT_EQ(results.at(id)["status"], status) << results.at(id).dump(2);
-  }
-  for (const auto& [id, entry] : results) {
-    if (field.expected.count(id) != 0) continue;
-    const std::string status = entry["status"];
-    const bool blocked_by_a_broken_function =
-        status == "blocked" && !entry["culprits"].empty() &&
-        std::find(field.broken.begin(), field.broken.end(),
-                  entry["culprits"][0].get<std::string>()) != field.broken.end();
-    EXPECT_TRUE(status == "pass" || status == "skip" || blocked_by_a_broken_function)
-        << id << " should pass, skip or be blocked by a broken function: " << entry.dump(2);
-  }
-}
-
 class StreamFaults : public ::testing::TestWithParam<FaultCase> {};
 
 TEST_P(StreamFaults, AreCaughtByExactlyTheirCheck) { ExpectCaughtByExactlyItsCheck(GetParam()); }
