@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <ranges>
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
@@ -351,10 +352,10 @@ StructSizeReading ReadStructSize(StructKind kind, size_t reported_size) {
   }
   // Several headers pad to the same sizeof (SP_Platform 33, 34 and 35 all
   // give 40): the newest is what a plugin built today was compiled against.
-  for (auto layout = layouts.rbegin(); layout != layouts.rend(); ++layout) {
-    if (layout->compatible && layout->sizeof_bytes != layout->struct_size &&
-        layout->sizeof_bytes == reported_size) {
-      return {SizeVerdict::kSizeofInsteadOfEnd, reported_size, &*layout};
+  for (const auto& layout : std::views::reverse(layouts)) {
+    if (layout.compatible && layout.sizeof_bytes != layout.struct_size &&
+        layout.sizeof_bytes == reported_size) {
+      return {SizeVerdict::kSizeofInsteadOfEnd, reported_size, &layout};
     }
   }
   if (reported_size > current.sizeof_bytes) return {SizeVerdict::kNewer, reported_size, &current};

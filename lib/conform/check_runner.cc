@@ -79,6 +79,7 @@ std::optional<CheckOutcome> DecodeOutcome(const std::string& text) {
 
 std::vector<std::string> QualifiedNames(const std::vector<abi::PluginFunction>& functions) {
   std::vector<std::string> names;
+  names.reserve(functions.size());
   for (auto function : functions) names.emplace_back(abi::QualifiedName(function));
   return names;
 }
@@ -295,7 +296,7 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
   for (int i = 0; i < std::max(1, options.jobs); ++i) {
     auto region = isolation::SharedObject<host::JournalRegion>::Create();
     if (!region) break;
-    slots.push_back({std::move(*region), std::nullopt, 0});
+    slots.push_back({std::move(*region), std::nullopt, Attempt{}});
   }
   std::deque<Attempt> waiting;
   for (size_t i = 0; i < plan.size(); ++i) waiting.push_back({.plan_index = i});

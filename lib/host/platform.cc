@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <utility>
 
 #include "host/compatibility.h"
 #include "host/device.h"
@@ -34,8 +35,8 @@ T CopyOf(const GuardedStruct<T>& filled) {
 
 }  // namespace
 
-Platform::Platform(Passkey, Journal& journal, const PlatformOptions& options)
-    : dispatcher_(journal), options_(options) {}
+Platform::Platform(Passkey, Journal& journal, PlatformOptions options)
+    : dispatcher_(journal), options_(std::move(options)) {}
 
 Expected<std::unique_ptr<Platform>> Platform::Create(const loader::PluginLibrary& library,
                                                      Journal& journal,

@@ -123,7 +123,7 @@ class Platform {
   struct Passkey {};
 
  public:
-  Platform(Passkey, Journal& journal, const PlatformOptions& options);
+  Platform(Passkey, Journal& journal, PlatformOptions options);
 
   // A host-owned struct of `kind`, as this host hands it over.
   // (Returned by guaranteed copy elision: GuardedStruct never moves.)

@@ -132,7 +132,7 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
     while (start < message.size()) {
       size_t end = message.find("; ", start);
       if (end == std::string::npos) end = message.size();
-      const std::string part = message.substr(start, end - start);
+      std::string part = message.substr(start, end - start);
       if (part.find(member) != std::string::npos) return part;
       start = end + 2;
     }
