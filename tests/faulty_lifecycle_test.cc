@@ -6,7 +6,14 @@ namespace {
 
 class LifecycleFaults : public ::testing::TestWithParam<FaultCase> {};
 
-TEST_P(LifecycleFaults, AreCaughtByExactlyTheirCheck) { ExpectCaughtByExactlyItsCheck(GetParam()); }
+TEST_P(LifecycleFaults, AreCaughtByExactlyTheirCheck) {
+#if defined(SECTL_SANITIZED)
+  // A sanitizer's allocator is invisible to mallinfo2, so the heap is not
+  // measured there (lifecycle.no_growth says so in its details).
+  GTEST_SKIP() << "the heap cannot be measured under a sanitizer's allocator";
+#endif
+  ExpectCaughtByExactlyItsCheck(GetParam());
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Faults, LifecycleFaults,

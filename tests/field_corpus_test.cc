@@ -127,6 +127,12 @@ class FieldDefectPlugin : public ::testing::TestWithParam<FieldDefect> {};
 
 TEST_P(FieldDefectPlugin, CaughtByTheCheckThatTestsItAndBlocksTheRest) {
   const FieldDefect& defect = GetParam();
+#if defined(SECTL_SANITIZED)
+  // mallinfo2 cannot see a sanitizer's allocator, so leaks go unmeasured.
+  if (defect.plugin == "field_defect_leaking_destroys") {
+    GTEST_SKIP() << "the heap cannot be measured under a sanitizer's allocator";
+  }
+#endif
   const std::set<std::string> testing = ChecksTesting(defect.functions);
   EXPECT_TRUE(testing.count(defect.catching_check))
       << defect.catching_check << " does not declare .tests on any of "
