@@ -352,7 +352,8 @@ StructSizeReading ReadStructSize(StructKind kind, size_t reported_size) {
   }
   // Several headers pad to the same sizeof (SP_Platform 33, 34 and 35 all
   // give 40): the newest is what a plugin built today was compiled against.
-  for (const auto& layout : std::views::reverse(layouts)) {
+  for (auto it = layouts.rbegin(); it != layouts.rend(); ++it) {
+    const StructLayout& layout = *it;
     if (layout.compatible && layout.sizeof_bytes != layout.struct_size &&
         layout.sizeof_bytes == reported_size) {
       return {SizeVerdict::kSizeofInsteadOfEnd, reported_size, &layout};
