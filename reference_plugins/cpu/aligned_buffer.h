@@ -9,7 +9,7 @@
 #include <limits>
 #include <memory>
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 
 // TensorFlow CHECKs that tensor buffers are aligned to its
 // Allocator::kAllocatorAlignment, which is 64.
@@ -32,6 +32,6 @@ inline AlignedBuffer AllocateAligned(uint64_t size) {
   return AlignedBuffer(std::aligned_alloc(kAllocationAlignment, rounded));
 }
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_ALIGNED_BUFFER_H_

@@ -10,12 +10,12 @@
 #include <cstring>
 #include <limits>
 
+#include "../common/entry_guard.h"
+#include "../common/host_struct.h"
 #include "aligned_buffer.h"
-#include "entry_guard.h"
-#include "host_struct.h"
 #include "plugin_fns.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -106,4 +106,4 @@ void FillDeviceFns(SP_DeviceFns* device_fns) {
   fns.WriteBackSize();
 }
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu

@@ -9,7 +9,7 @@
 
 #include "fence.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 namespace {
 
 int64_t HalfOfPhysicalMemory() {
@@ -102,4 +102,4 @@ void DeviceState::SynchronizeAllStreams() {
   for (Fence& fence : fences) fence.Wait();
 }
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu

@@ -14,7 +14,7 @@
 #include "aligned_buffer.h"
 #include "stream_worker.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 
 // The plugin exposes this many devices, ordinals 0 .. kDeviceCount-1.
 inline constexpr int kDeviceCount = 2;
@@ -79,6 +79,6 @@ class DeviceState {
   std::vector<StreamWorker*> streams_;  // Guarded by streams_mutex_.
 };
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_DEVICE_STATE_H_

@@ -24,7 +24,7 @@
 
 #include "spin_wait.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 
 class EventState {
  public:
@@ -69,6 +69,6 @@ class EventState {
   std::condition_variable completed_cv_;
 };
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_EVENT_STATE_H_

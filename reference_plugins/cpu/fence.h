@@ -11,7 +11,7 @@
 
 #include "spin_wait.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 
 class Fence {
  public:
@@ -42,6 +42,6 @@ class Fence {
   std::atomic<bool> signaled_{false};
 };
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_FENCE_H_

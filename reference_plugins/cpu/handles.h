@@ -16,7 +16,7 @@
 #include "timer_state.h"
 
 struct SP_Stream_st {
-  explicit SP_Stream_st(sectl_cpu::DeviceState& owner) : device(owner) {
+  explicit SP_Stream_st(sectl_plugin::cpu::DeviceState& owner) : device(owner) {
     device.AddStream(&worker);
   }
   // Unregister first, so synchronize_all_activity stops seeing the stream;
@@ -26,17 +26,19 @@ struct SP_Stream_st {
   SP_Stream_st(const SP_Stream_st&) = delete;
   SP_Stream_st& operator=(const SP_Stream_st&) = delete;
 
-  sectl_cpu::DeviceState& device;
-  sectl_cpu::StreamWorker worker;
+  sectl_plugin::cpu::DeviceState& device;
+  sectl_plugin::cpu::StreamWorker worker;
 };
 
 // Event and timer state is shared with the operations queued on them.
 struct SP_Event_st {
-  std::shared_ptr<sectl_cpu::EventState> state = std::make_shared<sectl_cpu::EventState>();
+  std::shared_ptr<sectl_plugin::cpu::EventState> state =
+      std::make_shared<sectl_plugin::cpu::EventState>();
 };
 
 struct SP_Timer_st {
-  std::shared_ptr<sectl_cpu::TimerState> state = std::make_shared<sectl_cpu::TimerState>();
+  std::shared_ptr<sectl_plugin::cpu::TimerState> state =
+      std::make_shared<sectl_plugin::cpu::TimerState>();
 };
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_HANDLES_H_

@@ -11,7 +11,7 @@
 
 #include "operations.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 
 class OperationQueue {
  public:
@@ -50,6 +50,6 @@ class OperationQueue {
   size_t size_ = 0;
 };
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_OPERATION_QUEUE_H_

@@ -19,7 +19,7 @@
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "timer_state.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 
 // memcpy_htod/dtoh/dtod. The source is read when the copy runs, not when it
 // is enqueued, as CUDA does.
@@ -76,6 +76,6 @@ using Operation =
     std::variant<std::monostate, CopyOp, FillBytesOp, FillWordsOp, RecordEventOp, WaitForEventOp,
                  HostCallbackOp, StartTimerOp, StopTimerOp, SignalFenceOp>;
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_OPERATIONS_H_

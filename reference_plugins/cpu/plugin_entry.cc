@@ -8,13 +8,13 @@
 #include <memory>
 #include <string>
 
+#include "../common/entry_guard.h"
+#include "../common/host_struct.h"
 #include "device_state.h"
-#include "entry_guard.h"
-#include "host_struct.h"
 #include "plugin_fns.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 namespace {
 
 // Both must match [A-Z][A-Z_]*, and outlive SE_InitPlugin: string literals do.
@@ -201,10 +201,10 @@ void InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status) {
 }
 
 }  // namespace
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 // The plugin's only exported symbol; everything else has hidden visibility.
 extern "C" TF_CAPI_EXPORT void SE_InitPlugin(SE_PlatformRegistrationParams* params,
                                              TF_Status* status) {
-  sectl_cpu::GuardedCall(status, [&] { sectl_cpu::InitPlugin(params, status); });
+  sectl_plugin::GuardedCall(status, [&] { sectl_plugin::cpu::InitPlugin(params, status); });
 }

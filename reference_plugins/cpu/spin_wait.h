@@ -11,7 +11,7 @@
 
 #include <chrono>
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -35,6 +35,6 @@ bool SpinFor(std::chrono::nanoseconds budget, Predicate ready) {
   }
 }
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_SPIN_WAIT_H_

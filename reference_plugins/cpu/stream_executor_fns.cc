@@ -10,15 +10,15 @@
 #include <string>
 #include <utility>
 
+#include "../common/entry_guard.h"
+#include "../common/host_struct.h"
 #include "aligned_buffer.h"
 #include "device_state.h"
-#include "entry_guard.h"
 #include "handles.h"
-#include "host_struct.h"
 #include "operations.h"
 #include "plugin_fns.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 namespace {
 
 DeviceState* StateOf(const SP_Device* device) {
@@ -475,4 +475,4 @@ void FillStreamExecutor(SP_StreamExecutor* executor) {
   se.WriteBackSize();
 }
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu

@@ -8,7 +8,7 @@
 
 #include "spin_wait.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 namespace {
 
 // How long an idle worker polls for new work before it sleeps. Long enough to
@@ -155,4 +155,4 @@ void StreamWorker::RecordError(TF_Code code, const char* message) {
   error_.code = code;
 }
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu

@@ -20,7 +20,7 @@
 #include "operations.h"
 #include "tensorflow/c/tf_status.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 
 // The first error a stream hit (TF_OK if none).
 struct StreamError {
@@ -79,6 +79,6 @@ class StreamWorker {
   std::thread thread_;
 };
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_STREAM_WORKER_H_

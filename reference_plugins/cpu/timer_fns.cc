@@ -1,11 +1,11 @@
 // SP_TimerFns: reading a timer. Older TensorFlow requires it; newer
 // TensorFlow no longer asks for it but still calls destroy_timer_fns.
 
+#include "../common/host_struct.h"
 #include "handles.h"
-#include "host_struct.h"
 #include "plugin_fns.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 namespace {
 
 uint64_t Nanoseconds(SP_Timer timer) noexcept {
@@ -20,4 +20,4 @@ void FillTimerFns(SP_TimerFns* timer_fns) {
   fns.WriteBackSize();
 }
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu

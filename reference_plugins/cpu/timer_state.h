@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace sectl_cpu {
+namespace sectl_plugin::cpu {
 
 class TimerState {
  public:
@@ -38,6 +38,6 @@ class TimerState {
   std::atomic<int64_t> stop_ns_{kNever};
 };
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin::cpu
 
 #endif  // SECTL_REFERENCE_PLUGINS_CPU_TIMER_STATE_H_

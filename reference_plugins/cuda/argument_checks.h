@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <string>
 
+#include "../common/entry_guard.h"
 #include "device_state.h"
-#include "entry_guard.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 inline DeviceState* StateOf(const SP_Device* device) {
   return device != nullptr ? static_cast<DeviceState*>(device->device_handle) : nullptr;
@@ -50,6 +50,6 @@ inline bool CheckTransfer(const void* destination, const void* source, uint64_t 
          CheckAddress(source, "source", size, status);
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_ARGUMENT_CHECKS_H_

@@ -8,7 +8,7 @@
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 // --- memory_fns.cc: device, pinned host and managed memory; accounting ---
 void Allocate(const SP_Device* device, uint64_t size, int64_t memory_space,
@@ -67,6 +67,6 @@ void Memset(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* loca
 void Memset32(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* location,
               uint32_t pattern, uint64_t size, TF_Status* status) noexcept;
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_CALLBACKS_H_

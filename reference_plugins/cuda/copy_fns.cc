@@ -16,14 +16,14 @@
 #include <cstdint>
 #include <string>
 
+#include "../common/entry_guard.h"
 #include "argument_checks.h"
 #include "callbacks.h"
 #include "cuda_status.h"
 #include "driver_memset.h"
-#include "entry_guard.h"
 #include "handles.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 namespace {
 
 bool CheckStream(SP_Stream stream, TF_Status* status) {
@@ -160,4 +160,4 @@ void Memset32(const SP_Device* /*device*/, SP_Stream stream, SP_DeviceMemoryBase
   });
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

@@ -4,10 +4,10 @@
 
 #include <string>
 
+#include "../common/entry_guard.h"
 #include "cuda_status.h"
-#include "entry_guard.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 namespace {
 
 // "13.0" for 13000.
@@ -64,4 +64,4 @@ bool AllSupportManagedMemory(int count) {
   return true;
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

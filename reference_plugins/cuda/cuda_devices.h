@@ -5,7 +5,7 @@
 
 #include "tensorflow/c/tf_status.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 // Sets `count` to the number of CUDA devices this process may use (after
 // CUDA_VISIBLE_DEVICES) and returns true; or, when there are none, sets
@@ -16,6 +16,6 @@ bool CountDevices(int* count, TF_Status* status);
 // Whether each of the first `count` devices can allocate managed memory.
 bool AllSupportManagedMemory(int count);
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_CUDA_DEVICES_H_

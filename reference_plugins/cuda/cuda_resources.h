@@ -9,7 +9,7 @@
 #include <memory>
 #include <type_traits>
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 struct StreamDestroyer {
   void operator()(cudaStream_t stream) const noexcept { cudaStreamDestroy(stream); }
@@ -42,6 +42,6 @@ inline cudaError_t NewCudaEvent(CudaEvent& event, bool timing) {
   return error;
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_CUDA_RESOURCES_H_

@@ -1,8 +1,8 @@
 #include "cuda_status.h"
 
-#include "entry_guard.h"
+#include "../common/entry_guard.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 std::string DescribeCudaError(cudaError_t error) {
   return std::string(cudaGetErrorName(error)) + " (" + cudaGetErrorString(error) + ")";
@@ -41,4 +41,4 @@ bool CudaSucceeded(cudaError_t error, const char* call, TF_Status* status) {
   return false;
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

@@ -9,7 +9,7 @@
 
 #include "tensorflow/c/tf_status.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 // "cudaErrorMemoryAllocation (out of memory)".
 std::string DescribeCudaError(cudaError_t error);
@@ -22,6 +22,6 @@ TF_Code TfCodeFor(cudaError_t error);
 // call succeeded.
 bool CudaSucceeded(cudaError_t error, const char* call, TF_Status* status);
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_CUDA_STATUS_H_

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <fstream>
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 namespace {
 
 // The NUMA node the kernel reports for a PCI device; -1 when it has none
@@ -58,4 +58,4 @@ cudaError_t DescribeDevice(int ordinal, DeviceDescription& description) {
   return cudaSuccess;
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

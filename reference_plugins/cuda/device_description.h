@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 struct DeviceDescription {
   std::string hardware_name;  // "NVIDIA H100 80GB HBM3"
@@ -26,6 +26,6 @@ struct DeviceDescription {
 // the NUMA node, from /sys/bus/pci/devices/<pci_bus_id>/numa_node.
 cudaError_t DescribeDevice(int ordinal, DeviceDescription& description);
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_DEVICE_DESCRIPTION_H_

@@ -5,11 +5,11 @@
 // multiprocessor, which CUDA does not report and which differs by
 // architecture, and TensorFlow never reads it.
 
+#include "../common/host_struct.h"
 #include "argument_checks.h"
-#include "host_struct.h"
 #include "plugin_fns.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 namespace {
 
 int32_t GetNumaNode(const SP_Device* device) noexcept {
@@ -32,4 +32,4 @@ void FillDeviceFns(SP_DeviceFns* device_fns) {
   fns.WriteBackSize();
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

@@ -4,10 +4,10 @@
 #include <climits>
 #include <utility>
 
+#include "../common/entry_guard.h"
 #include "cuda_status.h"
-#include "entry_guard.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 std::unique_ptr<DeviceState> DeviceState::Create(int ordinal, TF_Status* status) {
   // cudaSetDevice creates the device's primary context (CUDA 12 and newer),
@@ -70,4 +70,4 @@ MemoryStats DeviceState::memory_stats() const {
   return stats_;
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

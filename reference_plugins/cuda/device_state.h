@@ -16,7 +16,7 @@
 #include "device_description.h"
 #include "tensorflow/c/tf_status.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 struct MemoryStats {
   int64_t num_allocs = 0;
@@ -75,6 +75,6 @@ class DeviceState {
   MemoryStats stats_;                                     // Guarded by memory_mutex_.
 };
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_DEVICE_STATE_H_

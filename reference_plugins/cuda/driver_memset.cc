@@ -5,7 +5,7 @@
 
 #include "cuda_status.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 namespace {
 
 // The two driver functions used here. cuMemsetD32Async has not changed since
@@ -69,4 +69,4 @@ std::string EnqueueMemsetWords(void* destination, uint32_t pattern, size_t words
   return "cuMemsetD32Async failed: " + DescribeDriverError(result);
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

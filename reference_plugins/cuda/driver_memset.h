@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 // Enqueues on `stream` a fill of `words` 32-bit words with `pattern` at
 // `destination` (4-byte aligned device memory). Returns "" on success, or
@@ -24,6 +24,6 @@ namespace sectl_cuda {
 std::string EnqueueMemsetWords(void* destination, uint32_t pattern, size_t words,
                                cudaStream_t stream);
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_DRIVER_MEMSET_H_

@@ -4,13 +4,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../common/entry_guard.h"
+#include "../common/host_struct.h"
 #include "argument_checks.h"
 #include "callbacks.h"
 #include "device_state.h"
-#include "entry_guard.h"
-#include "host_struct.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 namespace {
 
 // Free and total memory of the device, as the driver sees them (other
@@ -116,4 +116,4 @@ TF_Bool DeviceMemoryUsage(const SP_Device* device, int64_t* free, int64_t* total
   return true;
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

@@ -9,14 +9,14 @@
 #include <memory>
 #include <string>
 
+#include "../common/entry_guard.h"
+#include "../common/host_struct.h"
 #include "cuda_devices.h"
 #include "device_state.h"
-#include "entry_guard.h"
-#include "host_struct.h"
 #include "plugin_fns.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 namespace {
 
 // Both must match [A-Z][A-Z_]*, and outlive SE_InitPlugin: string literals
@@ -209,10 +209,10 @@ void InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status) {
 }
 
 }  // namespace
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 // The plugin's only exported symbol; everything else has hidden visibility.
 extern "C" TF_CAPI_EXPORT void SE_InitPlugin(SE_PlatformRegistrationParams* params,
                                              TF_Status* status) {
-  sectl_cuda::GuardedCall(status, [&] { sectl_cuda::InitPlugin(params, status); });
+  sectl_plugin::GuardedCall(status, [&] { sectl_plugin::cuda::InitPlugin(params, status); });
 }

@@ -6,12 +6,12 @@
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 void FillDeviceFns(SP_DeviceFns* device_fns);          // device_fns.cc
 void FillStreamExecutor(SP_StreamExecutor* executor);  // stream_executor.cc
 void FillTimerFns(SP_TimerFns* timer_fns);             // timer_fns.cc
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_PLUGIN_FNS_H_

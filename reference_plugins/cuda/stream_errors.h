@@ -11,7 +11,7 @@
 
 #include "tensorflow/c/tf_status.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 struct StreamError {
   TF_Code code = TF_OK;
@@ -36,6 +36,6 @@ class StreamErrors {
   StreamError first_;  // Guarded by mutex_.
 };
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda
 
 #endif  // SECTL_REFERENCE_PLUGINS_CUDA_STREAM_ERRORS_H_

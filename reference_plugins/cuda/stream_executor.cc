@@ -2,11 +2,11 @@
 // announced. The callbacks live in memory_fns.cc, stream_fns.cc and
 // copy_fns.cc.
 
+#include "../common/host_struct.h"
 #include "callbacks.h"
-#include "host_struct.h"
 #include "plugin_fns.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 
 // The layout of SP_StreamExecutor before TensorFlow ~2.7 inserted mem_zero,
 // memset and memset32: 264 bytes, with host_callback where mem_zero is now.
@@ -63,4 +63,4 @@ void FillStreamExecutor(SP_StreamExecutor* executor) {
   se.WriteBackSize();
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

@@ -8,13 +8,13 @@
 #include <memory>
 #include <string>
 
+#include "../common/entry_guard.h"
 #include "argument_checks.h"
 #include "callbacks.h"
 #include "cuda_status.h"
-#include "entry_guard.h"
 #include "handles.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 namespace {
 
 bool CheckStream(SP_Stream stream, TF_Status* status) {
@@ -290,4 +290,4 @@ TF_Bool HostCallback(const SP_Device* /*device*/, SP_Stream stream, SE_StatusCal
   });
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

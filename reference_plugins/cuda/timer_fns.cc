@@ -5,11 +5,11 @@
 
 #include <cmath>
 
+#include "../common/host_struct.h"
 #include "handles.h"
-#include "host_struct.h"
 #include "plugin_fns.h"
 
-namespace sectl_cuda {
+namespace sectl_plugin::cuda {
 namespace {
 
 // The device time between the timer's start and stop records. Waits for the
@@ -33,4 +33,4 @@ void FillTimerFns(SP_TimerFns* timer_fns) {
   fns.WriteBackSize();
 }
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin::cuda

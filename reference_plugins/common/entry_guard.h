@@ -1,12 +1,12 @@
-// The boundary between the host's C calls and this plugin's C++.
+// The boundary between the host's C calls and a reference plugin's C++.
 //
 // Every function the host calls is noexcept and runs its body through one of
 // these guards: a C++ exception unwinding into a C host (or into one built
 // with another C++ runtime) is undefined behaviour, so each one becomes a
 // TF_Status error or a documented failure value instead.
 
-#ifndef SECTL_REFERENCE_PLUGINS_CPU_ENTRY_GUARD_H_
-#define SECTL_REFERENCE_PLUGINS_CPU_ENTRY_GUARD_H_
+#ifndef SECTL_REFERENCE_PLUGINS_COMMON_ENTRY_GUARD_H_
+#define SECTL_REFERENCE_PLUGINS_COMMON_ENTRY_GUARD_H_
 
 #include <exception>
 #include <new>
@@ -14,7 +14,7 @@
 
 #include "tensorflow/c/tf_status.h"
 
-namespace sectl_cpu {
+namespace sectl_plugin {
 
 inline void SetOk(TF_Status* status) {
   if (status != nullptr) TF_SetStatus(status, TF_OK, "");
@@ -33,11 +33,11 @@ void GuardedCall(TF_Status* status, Body&& body) noexcept {
   try {
     body();
   } catch (const std::bad_alloc&) {
-    if (status != nullptr) TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "sectl_cpu: out of memory");
+    if (status != nullptr) TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "plugin: out of memory");
   } catch (const std::exception& e) {
     if (status != nullptr) TF_SetStatus(status, TF_INTERNAL, e.what());
   } catch (...) {
-    if (status != nullptr) TF_SetStatus(status, TF_INTERNAL, "sectl_cpu: unknown exception");
+    if (status != nullptr) TF_SetStatus(status, TF_INTERNAL, "plugin: unknown exception");
   }
 }
 
@@ -51,6 +51,6 @@ Result GuardedValue(Result on_failure, Body&& body) noexcept {
   }
 }
 
-}  // namespace sectl_cpu
+}  // namespace sectl_plugin
 
-#endif  // SECTL_REFERENCE_PLUGINS_CPU_ENTRY_GUARD_H_
+#endif  // SECTL_REFERENCE_PLUGINS_COMMON_ENTRY_GUARD_H_

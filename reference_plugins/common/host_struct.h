@@ -2,20 +2,20 @@
 //
 // The host allocates every SP_* struct and pre-fills `struct_size` with the
 // size it was compiled with. A host built against an older header has a
-// shorter struct, and whatever lies just after it is not ours to write. So
-// members are filled one by one, and only those that end within the size the
-// host announced. (The same rule as reference_plugins/cpu/host_struct.h; each
-// reference plugin is self-contained so that it can be read on its own.)
+// shorter struct, and whatever lies just after it (often the host's own stack)
+// is not ours to write. So a plugin must fill members one by one, and only
+// those that end within the size the host announced. Whole-struct assignment
+// (`*s = SP_Foo{...}`) or memset(s, 0, sizeof(*s)) would overrun such a host.
 
-#ifndef SECTL_REFERENCE_PLUGINS_CUDA_HOST_STRUCT_H_
-#define SECTL_REFERENCE_PLUGINS_CUDA_HOST_STRUCT_H_
+#ifndef SECTL_REFERENCE_PLUGINS_COMMON_HOST_STRUCT_H_
+#define SECTL_REFERENCE_PLUGINS_COMMON_HOST_STRUCT_H_
 
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
 
-namespace sectl_cuda {
+namespace sectl_plugin {
 
 // A host-owned struct, seen through the size the host announced for it.
 template <typename Struct>
@@ -68,6 +68,6 @@ class HostStruct {
   size_t host_size_;
 };
 
-}  // namespace sectl_cuda
+}  // namespace sectl_plugin
 
-#endif  // SECTL_REFERENCE_PLUGINS_CUDA_HOST_STRUCT_H_
+#endif  // SECTL_REFERENCE_PLUGINS_COMMON_HOST_STRUCT_H_
