@@ -122,7 +122,7 @@ TEST_F(AtomicFileTest, AFullDiskLeavesTheOldFileWholeAndNoDebris) {
         const rlimit small{4096, 4096};
         ::setrlimit(RLIMIT_FSIZE, &small);
         auto written = WriteFileAtomically(path, std::string(size_t{1} << 20, 'x'));
-        isolation::WriteAll(fd, written ? "written" : written.error().message());
+        isolation::WriteResult(fd, written ? "written" : written.error().message());
         return 0;
       },
       {});

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/byte_sizes.h"
+#include "base/byte_sizes.h"
 
 namespace sectl::bench {
 namespace {

@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "bench/byte_sizes.h"
+#include "base/byte_sizes.h"
+#include "tool/number_flags.h"
 
 namespace sectl::tool {
 
@@ -13,7 +14,7 @@ void AddConfinementFlags(CLI::App& command, ConfinementFlags& flags) {
   command
       .add_option("--cpu-limit", flags.cpu_limit_seconds,
                   "CPU seconds of each plugin process before it is killed (SIGXCPU)")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumberBetween(1, static_cast<int64_t>(kMaxFlagSeconds)));
   command.add_option("--pass-env", flags.pass_env,
                      "Also give the plugin this environment variable (repeatable); by default it "
                      "sees only PATH, HOME, TMPDIR, LANG, LANGUAGE, LC_* and TZ");
@@ -22,7 +23,7 @@ void AddConfinementFlags(CLI::App& command, ConfinementFlags& flags) {
 Expected<isolation::Confinement> ConfinementFromFlags(const ConfinementFlags& flags) {
   isolation::Confinement confinement;
   if (!flags.memory_limit.empty()) {
-    auto bytes = bench::ParseByteSize(flags.memory_limit);
+    auto bytes = ParseByteSize(flags.memory_limit);
     if (!bytes) {
       return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("--memory-limit: {}", bytes.error().message()));

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/byte_sizes.h"
 #include "base/host_info.h"
 #include "base/timestamp.h"
-#include "bench/byte_sizes.h"
 #include "bench/host_ceiling.h"
 #include "cuda_error.h"
 
@@ -61,15 +61,14 @@ Expected<bench::BenchReport> RunBaseline(const BaselineOptions& options) {
   report.threads = 1;
 
   for (const uint64_t bytes : options.sizes) {
-    if (options.progress)
-      std::fprintf(stderr, "host memcpy %s\n", bench::FormatByteSize(bytes).c_str());
+    if (options.progress) std::fprintf(stderr, "host memcpy %s\n", FormatByteSize(bytes).c_str());
     auto ceiling = bench::MeasureHostCeiling(bytes, options.copy.plan);
     if (!ceiling) return tl::unexpected(ceiling.error());
     report.ceiling.push_back(*ceiling);
     for (const bench::Direction direction : options.directions) {
       if (options.progress) {
         std::fprintf(stderr, "%s %s\n", std::string(bench::DirectionName(direction)).c_str(),
-                     bench::FormatByteSize(bytes).c_str());
+                     FormatByteSize(bytes).c_str());
       }
       report.results.push_back(
           MeasureRawCopy(direction, bytes, ceiling->gbps.median, options.copy));

@@ -19,9 +19,9 @@
 #include <string_view>
 
 #include "base/atomic_file.h"
+#include "base/byte_sizes.h"
 #include "baseline_run.h"
 #include "bench/bench_json.h"
-#include "bench/byte_sizes.h"
 
 namespace {
 
@@ -68,7 +68,7 @@ sectl::Expected<std::vector<sectl::bench::Direction>> ParseDirections(const std:
 
 sectl::Expected<BaselineOptions> ToOptions(const CommandLine& line) {
   BaselineOptions options;
-  auto sizes = sectl::bench::ParseSizeList(line.sizes);
+  auto sizes = sectl::ParseSizeList(line.sizes);
   if (!sizes) return tl::unexpected(sizes.error().WithContext("--sizes"));
   options.sizes = std::move(*sizes);
   auto directions = ParseDirections(line.directions);

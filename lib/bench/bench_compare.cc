@@ -8,7 +8,7 @@
 #include <tuple>
 #include <utility>
 
-#include "bench/byte_sizes.h"
+#include "base/byte_sizes.h"
 
 namespace sectl::bench {
 namespace {

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/json_reading.h"
+#include "base/json_text.h"
 #include "base/text.h"
 #include "report/conform_json.h"
 
@@ -103,231 +105,34 @@ OrderedJson ArrayOf(const std::vector<Result>& results, OrderedJson (*to_json)(c
 // ---------------------------------------------------------------------------
 // Reading
 
-// What was found where something else was expected: the type, and the value
-// too when it is a number, since "found number" does not say why -1 is not a
-// count.
-std::string DescribeFound(const Json& value) {
-  if (value.is_number()) return fmt::format("number {}", value.dump());
-  return value.type_name();
-}
-
-// Reads the members of one JSON object, each checked for presence and type.
-// The first problem is kept, naming the member by its path
-// ("results[3].median_gbps"); reads after it do nothing, so a caller reads
-// every member in a row and asks once, at the end, whether all went well.
-// Members the reader does not ask for are ignored.
-class MemberReader {
- public:
-  // `error` is shared with the readers of nested objects.
-  MemberReader(const Json& object, std::string path, std::optional<std::string>& error)
-      : object_(object), path_(std::move(path)), error_(error) {}
-
-  void String(std::string_view key, std::string& out) {
-    if (const Json* value = Member(key, &Json::is_string, "a string")) {
-      out = value->get<std::string>();
-    }
-  }
-
-  // A number, or null for one that was not finite when written.
-  void Number(std::string_view key, double& out) {
-    const Json* value = Find(key);
-    if (value == nullptr) return;
-    if (value->is_null()) {
-      out = std::numeric_limits<double>::quiet_NaN();
-    } else if (value->is_number()) {
-      out = value->get<double>();
-    } else {
-      Fail(key, fmt::format("expected a number or null, found {}", DescribeFound(*value)));
-    }
-  }
-
-  // A non-negative integer that fits in `Integer`.
-  template <typename Integer>
-  void Count(std::string_view key, Integer& out) {
-    const Json* value = Member(key, &Json::is_number_unsigned, "a non-negative integer");
-    if (value == nullptr) return;
-    const auto count = value->get<std::uint64_t>();
-    if (count > static_cast<std::uint64_t>(std::numeric_limits<Integer>::max())) {
-      Fail(key, fmt::format("{} is too large", count));
-      return;
-    }
-    out = static_cast<Integer>(count);
-  }
-
-  void Bool(std::string_view key, bool& out) {
-    if (const Json* value = Member(key, &Json::is_boolean, "true or false")) {
-      out = value->get<bool>();
-    }
-  }
-
-  void NullableString(std::string_view key, std::optional<std::string>& out) {
-    const Json* value = Find(key);
-    if (value == nullptr) return;
-    if (value->is_null()) {
-      out.reset();
-    } else if (value->is_string()) {
-      out = value->get<std::string>();
-    } else {
-      Fail(key, fmt::format("expected a string or null, found {}", DescribeFound(*value)));
-    }
-  }
-
-  void StringList(std::string_view key, std::vector<std::string>& out) {
-    const Json* array = Member(key, &Json::is_array, "an array");
-    if (array == nullptr) return;
-    out.clear();
-    for (size_t index = 0; index < array->size(); ++index) {
-      const Json& item = (*array)[index];
-      if (!item.is_string()) {
-        Fail(fmt::format("{}[{}]", key, index),
-             fmt::format("expected a string, found {}", DescribeFound(item)));
-        return;
-      }
-      out.push_back(item.get<std::string>());
-    }
-  }
-
-  // Exactly `expected`, a constant of the format (a unit).
-  void Constant(std::string_view key, std::string_view expected) {
-    std::string text;
-    String(key, text);
-    if (!error_ && text != expected) {
-      Fail(key, fmt::format("expected {}, found {}", Json(std::string(expected)).dump(),
-                            Json(text).dump()));
-    }
-  }
-
-  // One of an enum's names; `what` says what the names are ("a direction").
-  template <typename Enum, size_t N>
-  void Name(std::string_view key, std::optional<Enum> (*parse)(std::string_view),
-            const Enum (&values)[N], std::string_view (*name)(Enum), std::string_view what,
-            Enum& out) {
-    std::string text;
-    String(key, text);
-    if (error_) return;
-    if (const std::optional<Enum> value = parse(text)) {
-      out = *value;
-      return;
-    }
-    std::string names;
-    for (Enum value : values) {
-      names += names.empty() ? "" : ", ";
-      names += Json(std::string(name(value))).dump();
-    }
-    Fail(key, fmt::format("{} is not {} ({})", Json(text).dump(), what, names));
-  }
-
-  // A reader for a nested object; after a problem, a reader of nothing.
-  MemberReader Object(std::string_view key) {
-    if (const Json* value = Member(key, &Json::is_object, "an object")) {
-      return MemberReader(*value, PathOf(key), error_);
-    }
-    return MemberReader(EmptyObject(), PathOf(key), error_);
-  }
-
-  // A reader for a nested object, or nothing when the member is null.
-  std::optional<MemberReader> NullableObject(std::string_view key) {
-    const Json* value = Find(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    if (!value->is_object()) {
-      Fail(key, fmt::format("expected an object or null, found {}", DescribeFound(*value)));
-      return std::nullopt;
-    }
-    return MemberReader(*value, PathOf(key), error_);
-  }
-
-  // Readers for an array of objects, one per element.
-  std::vector<MemberReader> ObjectList(std::string_view key) {
-    std::vector<MemberReader> readers;
-    const Json* array = Member(key, &Json::is_array, "an array");
-    if (array == nullptr) return readers;
-    for (size_t index = 0; index < array->size(); ++index) {
-      const Json& item = (*array)[index];
-      const std::string item_key = fmt::format("{}[{}]", key, index);
-      if (!item.is_object()) {
-        Fail(item_key, fmt::format("expected an object, found {}", DescribeFound(item)));
-        return {};
-      }
-      readers.emplace_back(item, PathOf(item_key), error_);
-    }
-    return readers;
-  }
-
-  bool failed() const { return error_.has_value(); }
-
- private:
-  using TypeTest = bool (Json::*)() const noexcept;
-
-  static const Json& EmptyObject() {
-    static const Json empty = Json::object();
-    return empty;
-  }
-
-  std::string PathOf(std::string_view key) const {
-    return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
-  }
-
-  // The member `key`, or null (and the problem recorded) when it is missing.
-  const Json* Find(std::string_view key) {
-    if (error_) return nullptr;
-    const auto found = object_.find(key);
-    if (found == object_.end()) {
-      Fail(key, "missing");
-      return nullptr;
-    }
-    return &*found;
-  }
-
-  // The member `key` if it is there and passes `has_type` (`expected` says
-  // what that is, for the error).
-  const Json* Member(std::string_view key, TypeTest has_type, std::string_view expected) {
-    const Json* value = Find(key);
-    if (value == nullptr) return nullptr;
-    if (!(value->*has_type)()) {
-      Fail(key, fmt::format("expected {}, found {}", expected, DescribeFound(*value)));
-      return nullptr;
-    }
-    return value;
-  }
-
-  void Fail(std::string_view key, std::string_view why) {
-    if (!error_) error_ = fmt::format("{}: {}", PathOf(key), why);
-  }
-
-  const Json& object_;
-  std::string path_;
-  std::optional<std::string>& error_;
-};
-
-Distribution ReadDistribution(MemberReader& in, std::string_view unit) {
+Distribution ReadDistribution(JsonReader& in, std::string_view unit) {
   Distribution distribution;
-  in.Number(fmt::format("median_{}", unit), distribution.median);
-  in.Number(fmt::format("p5_{}", unit), distribution.p5);
-  in.Number(fmt::format("p95_{}", unit), distribution.p95);
-  in.Number(fmt::format("min_{}", unit), distribution.min);
-  in.Number(fmt::format("max_{}", unit), distribution.max);
-  in.Number("spread", distribution.spread);
+  in.NumberOrNull(fmt::format("median_{}", unit), distribution.median);
+  in.NumberOrNull(fmt::format("p5_{}", unit), distribution.p5);
+  in.NumberOrNull(fmt::format("p95_{}", unit), distribution.p95);
+  in.NumberOrNull(fmt::format("min_{}", unit), distribution.min);
+  in.NumberOrNull(fmt::format("max_{}", unit), distribution.max);
+  in.NumberOrNull("spread", distribution.spread);
   in.Count("samples", distribution.samples);
   return distribution;
 }
 
-BandwidthResult ReadBandwidth(MemberReader in) {
+BandwidthResult ReadBandwidth(JsonReader in) {
   BandwidthResult result;
-  in.Name("direction", ParseDirection, kAllDirections, DirectionName, "a direction",
-          result.direction);
+  in.Name<Direction>("direction", kAllDirections, DirectionName, "a direction", result.direction);
   constexpr HostMemory kAllHostMemories[] = {HostMemory::kPinned, HostMemory::kPageable,
                                              HostMemory::kNone};
-  in.Name("host_memory", ParseHostMemory, kAllHostMemories, HostMemoryName, "a host memory",
-          result.host_memory);
+  in.Name<HostMemory>("host_memory", kAllHostMemories, HostMemoryName, "a host memory",
+                      result.host_memory);
   constexpr CopyMode kAllModes[] = {CopyMode::kAsync, CopyMode::kSync};
-  in.Name("mode", ParseCopyMode, kAllModes, CopyModeName, "a copy mode", result.mode);
+  in.Name<CopyMode>("mode", kAllModes, CopyModeName, "a copy mode", result.mode);
   in.Count("bytes", result.bytes);
   result.gbps = ReadDistribution(in, "gbps");
-  if (std::optional<MemberReader> timer = in.NullableObject("plugin_timer")) {
+  if (std::optional<JsonReader> timer = in.NullableObject("plugin_timer")) {
     result.plugin_timer_gbps = ReadDistribution(*timer, "gbps");
   }
-  in.Number("ceiling_gbps", result.ceiling_gbps);
-  in.Number("ratio_to_ceiling", result.ratio_to_ceiling);
+  in.NumberOrNull("ceiling_gbps", result.ceiling_gbps);
+  in.NumberOrNull("ratio_to_ceiling", result.ratio_to_ceiling);
   in.Count("warmup_copies", result.warmup_copies);
   in.Count("copies_per_sample", result.copies_per_sample);
   in.Bool("stable", result.stable);
@@ -338,14 +143,14 @@ BandwidthResult ReadBandwidth(MemberReader in) {
   return result;
 }
 
-CeilingResult ReadCeiling(MemberReader in) {
+CeilingResult ReadCeiling(JsonReader in) {
   CeilingResult ceiling;
   in.Count("bytes", ceiling.bytes);
   ceiling.gbps = ReadDistribution(in, "gbps");
   return ceiling;
 }
 
-LatencyResult ReadLatency(MemberReader in) {
+LatencyResult ReadLatency(JsonReader in) {
   LatencyResult latency;
   in.String("operation", latency.operation);
   in.String("description", latency.description);
@@ -355,7 +160,7 @@ LatencyResult ReadLatency(MemberReader in) {
   return latency;
 }
 
-HostInfo ReadHost(MemberReader in) {
+HostInfo ReadHost(JsonReader in) {
   HostInfo host;
   in.String("os", host.os);
   in.String("kernel", host.kernel);
@@ -375,7 +180,7 @@ Error Malformed(std::string_view why) {
 Expected<std::string> ReadHeader(const Json& document) {
   if (!document.is_object()) {
     return tl::unexpected(
-        Malformed(fmt::format("the document is {}, not an object", DescribeFound(document))));
+        Malformed(fmt::format("the document is {}, not an object", DescribeJsonValue(document))));
   }
   const auto kind = document.find("kind");
   if (kind == document.end() || !kind->is_string()) {
@@ -383,14 +188,14 @@ Expected<std::string> ReadHeader(const Json& document) {
   }
   const std::string kind_text = kind->get<std::string>();
   if (!kind_text.starts_with(kKindPrefix)) {
-    return tl::unexpected(Malformed(fmt::format("its kind is {}", Json(kind_text).dump())));
+    return tl::unexpected(Malformed(fmt::format("its kind is {}", QuoteJson(kind_text))));
   }
   const std::string bench_kind = kind_text.substr(kKindPrefix.size());
   if (std::find(kKnownKinds.begin(), kKnownKinds.end(), bench_kind) == kKnownKinds.end()) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("unknown kind of bench report {}; this sectl reads "
                             "\"sectl.bench.memcpy\" and \"sectl.bench.latency\"",
-                            Json(kind_text).dump()));
+                            QuoteJson(kind_text)));
   }
   const auto version = document.find("schema_version");
   if (version == document.end() || !version->is_number_integer()) {
@@ -400,17 +205,17 @@ Expected<std::string> ReadHeader(const Json& document) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("bench report has schema_version {}; this sectl reads "
                             "schema_version {}",
-                            version->dump(), kBenchSchemaVersion));
+                            EncodeJson(*version), kBenchSchemaVersion));
   }
   return bench_kind;
 }
 
-BenchReport ReadReport(MemberReader& in) {
+BenchReport ReadReport(JsonReader& in) {
   BenchReport report;
-  MemberReader tool = in.Object("tool");
+  JsonReader tool = in.Object("tool");
   tool.String("name", report.tool_name);
   tool.String("version", report.tool_version);
-  MemberReader plugin = in.Object("plugin");
+  JsonReader plugin = in.Object("plugin");
   plugin.String("path", report.plugin_path);
   plugin.String("sha256", report.plugin_sha256);
   plugin.String("platform", report.platform_name);
@@ -419,18 +224,18 @@ BenchReport ReadReport(MemberReader& in) {
   report.host = ReadHost(in.Object("host"));
   in.StringList("command_line", report.command_line);
   in.String("started_at", report.started_at);
-  in.Number("duration_s", report.duration_s);
+  in.NumberOrNull("duration_s", report.duration_s);
   in.Count("threads", report.threads);
-  MemberReader units = in.Object("units");
+  JsonReader units = in.Object("units");
   units.Constant("bandwidth", kBandwidthUnit);
   units.Constant("latency", kLatencyUnit);
-  for (const MemberReader& result : in.ObjectList("results")) {
+  for (const JsonReader& result : in.ObjectList("results")) {
     report.results.push_back(ReadBandwidth(result));
   }
-  for (const MemberReader& ceiling : in.ObjectList("ceiling")) {
+  for (const JsonReader& ceiling : in.ObjectList("ceiling")) {
     report.ceiling.push_back(ReadCeiling(ceiling));
   }
-  for (const MemberReader& latency : in.ObjectList("latency")) {
+  for (const JsonReader& latency : in.ObjectList("latency")) {
     report.latency.push_back(ReadLatency(latency));
   }
   return report;
@@ -440,17 +245,11 @@ Expected<BenchReport> FromJson(const Json& document) {
   Expected<std::string> kind = ReadHeader(document);
   if (!kind) return tl::unexpected(kind.error());
   std::optional<std::string> error;
-  MemberReader in(document, "", error);
+  JsonReader in(document, "", error);
   BenchReport report = ReadReport(in);
   if (error) return Fail(ErrorCode::kInvalidArgument, "malformed bench report: " + *error);
   report.kind = std::move(*kind);
   return report;
-}
-
-// nlohmann's messages start with "[json.exception.parse_error.101] ".
-std::string WithoutExceptionId(std::string_view what) {
-  const size_t end = what.starts_with('[') ? what.find("] ") : std::string_view::npos;
-  return std::string(end == std::string_view::npos ? what : what.substr(end + 2));
 }
 
 Expected<std::string> ReadWholeFile(const std::string& path) {
@@ -500,8 +299,7 @@ OrderedJson BenchReportToJson(const BenchReport& report) {
 }
 
 std::string BenchReportToJsonText(const BenchReport& report) {
-  return BenchReportToJson(report).dump(2, ' ', false, OrderedJson::error_handler_t::replace) +
-         "\n";
+  return EncodeJson(BenchReportToJson(report), 2) + "\n";
 }
 
 Expected<BenchReport> BenchReportFromJson(const Json& document) {
@@ -517,15 +315,13 @@ Expected<BenchReport> BenchReportFromJson(const Json& document) {
 }
 
 Expected<BenchReport> ParseBenchReport(std::string_view text) {
-  Json document;
-  try {
-    document = Json::parse(text);
-  } catch (const std::exception& error) {
-    // nlohmann says where: "parse error at line 3, column 5: ...".
+  // nlohmann says where: "parse error at line 3, column 5: ...".
+  const Expected<Json> document = ParseUntrustedJson(text);
+  if (!document) {
     return tl::unexpected(Malformed(
-        fmt::format("not JSON: {}", EscapeControlCharacters(WithoutExceptionId(error.what())))));
+        fmt::format("not JSON: {}", EscapeControlCharacters(document.error().message()))));
   }
-  return BenchReportFromJson(document);
+  return BenchReportFromJson(*document);
 }
 
 Expected<BenchReport> ReadBenchReport(const std::string& path) {

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/byte_sizes.h"
 #include "base/text.h"
 #include "bench/bench_series.h"
-#include "bench/byte_sizes.h"
 
 namespace sectl::bench {
 namespace {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/byte_sizes.h"
 #include "bench/bench_series.h"
-#include "bench/byte_sizes.h"
 
 namespace sectl::bench {
 namespace {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <span>
 
-#include "bench/byte_sizes.h"
+#include "base/byte_sizes.h"
 #include "bench/copy_buffers.h"
 #include "bench/host_ceiling.h"
 #include "bench/statistics.h"

@@ -1,69 +1,168 @@
 #include "loader/exported_symbols.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <vector>
 
 namespace sectl::loader {
 namespace {
 
-// Reads only the headers, the symbol table and its strings: a vendor plugin
-// can be hundreds of megabytes.
-template <typename T>
-bool ReadAt(std::ifstream& file, uint64_t offset, T& out) {
-  file.clear();
-  file.seekg(static_cast<std::streamoff>(offset));
-  return static_cast<bool>(file.read(reinterpret_cast<char*>(&out), sizeof(T)));
-}
+// The file is untrusted and is read in sectl's own process, before any
+// isolation: every loop below is bounded by one of these caps or by the
+// file's size, and every table is read once, so any file is answered in time
+// linear in the bytes read. Real libraries stay far below them (a large C++
+// library exports some 10^5 symbols with a few MB of names).
+constexpr uint64_t kMaxSymbols = uint64_t{1} << 21;
+constexpr uint64_t kMaxStringTableBytes = uint64_t{64} << 20;
+// Names may share bytes (a suffix of one is another), so the bytes scanned
+// for names are capped on their own, not just the table holding them.
+constexpr uint64_t kMaxNameBytesScanned = uint64_t{256} << 20;
+
+class ReadOnlyFile {
+ public:
+  explicit ReadOnlyFile(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+  ReadOnlyFile(const ReadOnlyFile&) = delete;
+  ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
+  ~ReadOnlyFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  bool is_open() const { return fd_ >= 0; }
+  uint64_t Size() const {
+    struct stat info {};
+    return ::fstat(fd_, &info) == 0 && info.st_size > 0 ? static_cast<uint64_t>(info.st_size) : 0;
+  }
+  // Exactly `size` bytes at `offset`, or false.
+  bool ReadAt(uint64_t offset, void* out, size_t size) const {
+    auto* bytes = static_cast<char*>(out);
+    while (size > 0) {
+      const ssize_t got = ::pread(fd_, bytes, size, static_cast<off_t>(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      bytes += got;
+      offset += static_cast<uint64_t>(got);
+      size -= static_cast<size_t>(got);
+    }
+    return true;
+  }
+
+ private:
+  int fd_;
+};
 
 Error Unreadable(const std::string& path, std::string_view why) {
   return Error(ErrorCode::kFailedPrecondition,
                fmt::format("{}: cannot read its exported symbols: {}", path, why));
 }
 
+// Whether [offset, offset + size) lies inside a file of `file_size` bytes,
+// without overflowing.
+bool InsideFile(uint64_t offset, uint64_t size, uint64_t file_size) {
+  return offset <= file_size && size <= file_size - offset;
+}
+
+bool IsExportedFunction(const Elf64_Sym& symbol) {
+  const int binding = ELF64_ST_BIND(symbol.st_info);
+  const int visibility = ELF64_ST_VISIBILITY(symbol.st_other);
+  return symbol.st_shndx != SHN_UNDEF && ELF64_ST_TYPE(symbol.st_info) == STT_FUNC &&
+         (binding == STB_GLOBAL || binding == STB_WEAK) &&
+         (visibility == STV_DEFAULT || visibility == STV_PROTECTED);
+}
+
 }  // namespace
 
 Expected<std::vector<std::string>> ExportedFunctions(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return tl::unexpected(Unreadable(path, "cannot open the file"));
+  const ReadOnlyFile file(path);
+  if (!file.is_open()) return tl::unexpected(Unreadable(path, "cannot open the file"));
+  const uint64_t file_size = file.Size();
   Elf64_Ehdr header{};
-  if (!ReadAt(file, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB) {
+  if (!file.ReadAt(0, &header, sizeof(header)) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_ident[EI_DATA] != ELFDATA2LSB) {
     return tl::unexpected(Unreadable(path, "not a 64-bit little-endian ELF file"));
   }
+  if (header.e_shnum == 0) return std::vector<std::string>{};
   if (header.e_shentsize != sizeof(Elf64_Shdr)) {
     return tl::unexpected(Unreadable(path, "unexpected section header size"));
   }
+  // At most 65535 headers of 64 bytes, read in one go.
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  const uint64_t table_bytes = uint64_t{header.e_shnum} * sizeof(Elf64_Shdr);
+  if (!InsideFile(header.e_shoff, table_bytes, file_size) ||
+      !file.ReadAt(header.e_shoff, sections.data(), table_bytes)) {
+    return tl::unexpected(Unreadable(path, "truncated section headers"));
+  }
+
+  // The ELF format allows one SHT_DYNSYM section; the dynamic linker uses
+  // only the one the dynamic section names. Several would each have to be
+  // read, so a file with more is refused rather than scanned.
+  const Elf64_Shdr* symbols = nullptr;
+  size_t dynamic_symbol_tables = 0;
+  for (const Elf64_Shdr& section : sections) {
+    if (section.sh_type != SHT_DYNSYM) continue;
+    ++dynamic_symbol_tables;
+    if (symbols == nullptr) symbols = &section;
+  }
+  if (dynamic_symbol_tables > 1) {
+    return tl::unexpected(Unreadable(
+        path, fmt::format("it has {} dynamic symbol tables (SHT_DYNSYM), the ELF format allows 1",
+                          dynamic_symbol_tables)));
+  }
+  if (symbols == nullptr) return std::vector<std::string>{};
+  if (symbols->sh_entsize != sizeof(Elf64_Sym)) {
+    return tl::unexpected(Unreadable(path, "unexpected dynamic symbol size"));
+  }
+  if (symbols->sh_link >= sections.size()) {
+    return tl::unexpected(Unreadable(path, "its dynamic symbol table names no string table"));
+  }
+  const Elf64_Shdr& strings = sections[symbols->sh_link];
+  if (!InsideFile(symbols->sh_offset, symbols->sh_size, file_size) ||
+      !InsideFile(strings.sh_offset, strings.sh_size, file_size)) {
+    return tl::unexpected(
+        Unreadable(path, "its dynamic symbol or string table lies outside the file"));
+  }
+  const uint64_t symbol_count = symbols->sh_size / sizeof(Elf64_Sym);
+  if (symbol_count > kMaxSymbols) {
+    return tl::unexpected(Unreadable(
+        path, fmt::format("its dynamic symbol table has {} symbols, more than the {} sectl reads",
+                          symbol_count, kMaxSymbols)));
+  }
+  if (strings.sh_size > kMaxStringTableBytes) {
+    return tl::unexpected(Unreadable(
+        path, fmt::format("its dynamic string table has {} bytes, more than the {} sectl reads",
+                          strings.sh_size, kMaxStringTableBytes)));
+  }
+  std::vector<Elf64_Sym> table(symbol_count);
+  std::vector<char> names_bytes(strings.sh_size);
+  if (!file.ReadAt(symbols->sh_offset, table.data(), symbol_count * sizeof(Elf64_Sym)) ||
+      !file.ReadAt(strings.sh_offset, names_bytes.data(), names_bytes.size())) {
+    return tl::unexpected(Unreadable(path, "the file changed while it was read"));
+  }
+
   std::vector<std::string> names;
-  for (uint16_t i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr symbols{};
-    if (!ReadAt(file, header.e_shoff + uint64_t{i} * sizeof(Elf64_Shdr), symbols)) {
-      return tl::unexpected(Unreadable(path, "truncated section headers"));
+  uint64_t bytes_scanned = 0;
+  for (const Elf64_Sym& symbol : table) {
+    if (!IsExportedFunction(symbol) || symbol.st_name >= names_bytes.size()) continue;
+    const char* start = names_bytes.data() + symbol.st_name;
+    const size_t room = names_bytes.size() - symbol.st_name;
+    const auto* end = static_cast<const char*>(std::memchr(start, '\0', room));
+    const size_t length = end == nullptr ? room : static_cast<size_t>(end - start);
+    bytes_scanned += length;
+    if (bytes_scanned > kMaxNameBytesScanned) {
+      return tl::unexpected(Unreadable(
+          path, fmt::format("its symbol names overlap to more than the {} bytes sectl reads",
+                            kMaxNameBytesScanned)));
     }
-    if (symbols.sh_type != SHT_DYNSYM || symbols.sh_entsize != sizeof(Elf64_Sym)) continue;
-    Elf64_Shdr strings{};
-    if (!ReadAt(file, header.e_shoff + uint64_t{symbols.sh_link} * sizeof(Elf64_Shdr), strings)) {
-      return tl::unexpected(Unreadable(path, "truncated string table header"));
-    }
-    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= symbols.sh_size; at += sizeof(Elf64_Sym)) {
-      Elf64_Sym symbol{};
-      if (!ReadAt(file, symbols.sh_offset + at, symbol)) break;
-      const int binding = ELF64_ST_BIND(symbol.st_info);
-      const int visibility = ELF64_ST_VISIBILITY(symbol.st_other);
-      if (symbol.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(symbol.st_info) != STT_FUNC ||
-          (binding != STB_GLOBAL && binding != STB_WEAK) ||
-          (visibility != STV_DEFAULT && visibility != STV_PROTECTED) ||
-          symbol.st_name >= strings.sh_size) {
-        continue;
-      }
-      file.clear();
-      file.seekg(static_cast<std::streamoff>(strings.sh_offset + symbol.st_name));
-      std::string name;
-      if (std::getline(file, name, '\0') && !name.empty()) names.push_back(std::move(name));
-    }
+    // A name must end inside its table.
+    if (end != nullptr && length > 0) names.emplace_back(start, length);
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());

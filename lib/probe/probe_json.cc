@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "base/json_text.h"
+
 // std::optional as JSON null-or-value.
 namespace nlohmann {
 template <typename T>
@@ -76,12 +78,17 @@ std::string ProbeReportToJson(const ProbeReport& report) {
         "compat", "findings", "plugin_output", "host"}) {
     document[key] = body.at(key);
   }
-  return document.dump(2) + "\n";
+  return EncodeJson(document, 2) + "\n";
 }
 
 Expected<ProbeReport> ProbeReportFromJson(const std::string& text) {
   try {
-    const auto document = nlohmann::json::parse(text);
+    const Expected<nlohmann::json> parsed = ParseUntrustedJson(text);
+    if (!parsed) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("malformed probe report: {}", parsed.error().message()));
+    }
+    const nlohmann::json& document = *parsed;
     if (document.value("schema_version", 0) != kProbeSchemaVersion) {
       return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("probe report has schema_version {}, expected {}",

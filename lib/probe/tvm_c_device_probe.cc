@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_digest.h"
+#include "base/json_text.h"
 
 namespace sectl::probe {
 namespace {
@@ -64,7 +65,7 @@ std::string TvmCDeviceProbeToJson(const TvmCDeviceProbe& probe) {
       {"abi", "tvm-c-device"},
       {"plugin", {{"path", probe.plugin_path}, {"sha256", probe.sha256}}},
       {"devices", devices}};
-  return document.dump(2) + "\n";
+  return EncodeJson(document, 2) + "\n";
 }
 
 std::string RenderTvmCDeviceProbeTable(const TvmCDeviceProbe& probe) {

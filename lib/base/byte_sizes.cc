@@ -1,4 +1,4 @@
-#include "bench/byte_sizes.h"
+#include "base/byte_sizes.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <cmath>
 #include <optional>
 
-namespace sectl::bench {
+namespace sectl {
 namespace {
 
 constexpr uint64_t kKiB = uint64_t{1} << 10;
@@ -208,4 +208,4 @@ Expected<double> ParsePercentage(std::string_view text) {
   return percent / 100;
 }
 
-}  // namespace sectl::bench
+}  // namespace sectl

@@ -10,7 +10,7 @@
 
 #include "base/error.h"
 
-namespace sectl::bench {
+namespace sectl {
 
 // "4096", "4KiB", "4K", "64MiB", "64M", "1GiB", "1G" (binary units; "kB"/"MB"
 // /"GB" are decimal, 10^3/10^6/10^9). Case-insensitive suffix. Zero and
@@ -32,4 +32,4 @@ std::string FormatByteSize(uint64_t bytes);
 // "10%", "10", "2.5%" -> 0.10, 0.10, 0.025. Negative or >= 100% is an error.
 Expected<double> ParsePercentage(std::string_view text);
 
-}  // namespace sectl::bench
+}  // namespace sectl
