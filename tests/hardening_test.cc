@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -161,12 +162,55 @@ TEST(Hardening, MalformedLimitsAreOneLineUsageErrors) {
   }
 }
 
+// A number out of range, NaN or infinite is refused before anything runs:
+// `--timeout 1e17` once became a negative deadline, and -j 100000 as many
+// processes.
+TEST(Hardening, NumericFlagsOutOfRangeAreOneLineUsageErrors) {
+  const std::vector<std::vector<std::string>> refused{{"probe", "--timeout", "1e17"},
+                                                      {"probe", "--timeout", "nan"},
+                                                      {"probe", "--timeout", "-1"},
+                                                      {"probe", "--timeout", "inf"},
+                                                      {"conform", "--timeout", "0"},
+                                                      {"conform", "--timeout", "NaN"},
+                                                      {"conform", "--jobs", "100000"},
+                                                      {"conform", "--jobs", "-1"},
+                                                      {"conform", "--repeat", "0"},
+                                                      {"conform", "--repeat", "1e9"},
+                                                      {"conform", "--device", "-1"},
+                                                      {"conform", "--cpu-limit", "1e17"},
+                                                      {"conform", "--cpu-limit", "-5"},
+                                                      {"bench", "latency", "--budget", "nan"},
+                                                      {"bench", "latency", "--device", "-1"},
+                                                      {"bench", "memcpy", "--timeout", "1e300"},
+                                                      {"bench", "memcpy", "--timeout", "-inf"}};
+  for (const std::vector<std::string>& arguments : refused) {
+    const CommandResult result = RunSectl(arguments);
+    const std::string& flag = arguments[arguments.size() - 2];
+    const std::string& value = arguments.back();
+    EXPECT_EQ(result.exit_code, 2) << flag << " " << value << ": " << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_TRUE(Contains(result.err, flag + ": expected ")) << result.err;
+    EXPECT_TRUE(Contains(result.err, "not '" + value + "'")) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+  // The ends of each range are accepted.
+  const CommandResult widest = RunSectl({"conform", "--list", "--timeout", "1000000", "-j", "1024",
+                                         "--repeat", "10000", "--cpu-limit", "1000000"});
+  EXPECT_EQ(widest.exit_code, 0) << widest.err;
+  const CommandResult narrowest =
+      RunSectl({"conform", "--list", "--timeout", "0.001", "-j", "0", "--repeat", "1"});
+  EXPECT_EQ(narrowest.exit_code, 0) << narrowest.err;
+}
+
 // ---- processes, threads, signals --------------------------------------------
 
 TEST(Hardening, AGrandchildLeftBehindIsKilledWithItsCheck) {
   const json report = ConformOneCheck("untrusted_fork", "memcpy.htod", {}, 0);
   const json result = OnlyResult(report);
-  EXPECT_EQ(result["status"], "pass") << result.dump(2);
+  // The copies themselves are right; what the plugin left running is a warning.
+  EXPECT_EQ(result["status"], "warn") << result.dump(2);
+  EXPECT_GE(result["details"].value("stray_processes", 0), 1) << result.dump(2);
+  EXPECT_TRUE(Contains(result.value("message", ""), "left")) << result.dump(2);
   const std::string log = LogOf(result);
   const std::string marker = "left grandchild ";
   ASSERT_TRUE(Contains(log, marker)) << log;

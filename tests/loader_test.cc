@@ -2,13 +2,18 @@
 // a real file: built by CMake (tests/fixtures) or made here from a real plugin.
 #include <elf.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "base/file_digest.h"
 #include "loader/elf_identity.h"
+#include "loader/exported_symbols.h"
+#include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
 #include "sectl_process.h"
 
@@ -143,6 +148,214 @@ TEST_F(LoaderTest, DraftEntryPointIsExplained) {
   const auto message = OpenError(FixturePlugin("draft_entry_point"));
   EXPECT_NE(message.find("SE_InitializePlugin"), std::string::npos);
   EXPECT_NE(message.find("renamed SE_InitPlugin"), std::string::npos);
+}
+
+// A hostile ELF file made from scratch: a header for this machine and
+// `sections` section headers right after it, then `tail` bytes of padding.
+std::vector<char> CraftedElf(const std::vector<Elf64_Shdr>& sections, size_t tail) {
+  Elf64_Ehdr header{};
+  std::memcpy(header.e_ident, ELFMAG, SELFMAG);
+  header.e_ident[EI_CLASS] = ELFCLASS64;
+  header.e_ident[EI_DATA] = ELFDATA2LSB;
+  header.e_ident[EI_VERSION] = EV_CURRENT;
+  header.e_type = ET_DYN;
+  header.e_machine = HostMachine();
+  header.e_ehsize = sizeof(Elf64_Ehdr);
+  header.e_shoff = sizeof(Elf64_Ehdr);
+  header.e_shentsize = sizeof(Elf64_Shdr);
+  header.e_shnum = static_cast<uint16_t>(sections.size());
+  std::vector<char> bytes(sizeof(header) + sections.size() * sizeof(Elf64_Shdr) + tail, 'A');
+  std::memcpy(bytes.data(), &header, sizeof(header));
+  std::memcpy(bytes.data() + sizeof(header), sections.data(), sections.size() * sizeof(Elf64_Shdr));
+  return bytes;
+}
+
+Elf64_Shdr DynamicSymbols(uint64_t offset, uint64_t size, uint32_t strings) {
+  Elf64_Shdr section{};
+  section.sh_type = SHT_DYNSYM;
+  section.sh_offset = offset;
+  section.sh_size = size;
+  section.sh_link = strings;
+  section.sh_entsize = sizeof(Elf64_Sym);
+  return section;
+}
+
+std::string SymbolScanError(const std::string& path) {
+  auto functions = ExportedFunctions(path);
+  EXPECT_FALSE(functions.has_value()) << path << ": read " << functions->size() << " names";
+  if (functions) return "";
+  EXPECT_EQ(functions.error().message().find('\n'), std::string::npos);
+  return functions.error().message();
+}
+
+TEST_F(LoaderTest, ExportedFunctionsOfARealPlugin) {
+  auto functions = ExportedFunctions(ReferencePlugin("sectl_minimal"));
+  ASSERT_TRUE(functions.has_value()) << functions.error().message();
+  EXPECT_TRUE(std::binary_search(functions->begin(), functions->end(), "SE_InitPlugin"));
+}
+
+// Each of many overlapping symbol tables, spanning the whole file, made the
+// old scan read the file once per table (64 KB took 9.4 s): the scan now
+// refuses a second table instead of reading it.
+TEST_F(LoaderTest, ManyOverlappingSymbolTablesAreRefusedNotScanned) {
+  constexpr size_t kTables = 1000;
+  constexpr size_t kTail = 64 * 1024;
+  const size_t file_size = sizeof(Elf64_Ehdr) + kTables * sizeof(Elf64_Shdr) + kTail;
+  std::vector<Elf64_Shdr> sections(kTables, DynamicSymbols(0, file_size, 0));
+  const auto path = Write("overlapping.so", CraftedElf(sections, kTail));
+  const auto message = SymbolScanError(path);
+  EXPECT_NE(message.find("it has 1000 dynamic symbol tables (SHT_DYNSYM), the ELF format allows 1"),
+            std::string::npos)
+      << message;
+  // The ABI is then not recognised from the file; loading it says why.
+  EXPECT_FALSE(RecognisePluginAbi(path).has_value());
+}
+
+TEST_F(LoaderTest, SymbolTablesOutsideTheFileAreRefused) {
+  const auto huge = Write("huge.so", CraftedElf({DynamicSymbols(0, uint64_t{1} << 62, 0)}, 256));
+  EXPECT_NE(SymbolScanError(huge).find("lies outside the file"), std::string::npos);
+  const auto wrapping =
+      Write("wrapping.so", CraftedElf({DynamicSymbols(~uint64_t{0} - 8, 4096, 0)}, 256));
+  EXPECT_NE(SymbolScanError(wrapping).find("lies outside the file"), std::string::npos);
+  const auto no_strings = Write("no_strings.so", CraftedElf({DynamicSymbols(0, 64, 40000)}, 256));
+  EXPECT_NE(SymbolScanError(no_strings).find("names no string table"), std::string::npos);
+  auto bytes = CraftedElf({DynamicSymbols(0, 64, 0)}, 256);
+  bytes[offsetof(Elf64_Ehdr, e_shnum)] = 0x10;  // 16 headers in a file that holds 1
+  EXPECT_NE(SymbolScanError(Write("few_headers.so", bytes)).find("truncated section headers"),
+            std::string::npos);
+}
+
+// Names that run to the end of their table without a terminator are not
+// names, and many symbols pointing into one long unterminated run would make
+// the scan quadratic: it stops at its cap on the bytes scanned.
+TEST_F(LoaderTest, OverlappingUnterminatedNamesStopAtTheCap) {
+  constexpr size_t kSymbols = 4096;
+  constexpr size_t kStrings = 1 << 20;
+  const uint64_t symbols_at = sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Shdr);
+  Elf64_Shdr strings{};
+  strings.sh_type = SHT_STRTAB;
+  strings.sh_offset = symbols_at + kSymbols * sizeof(Elf64_Sym);
+  strings.sh_size = kStrings;
+  auto bytes = CraftedElf({DynamicSymbols(symbols_at, kSymbols * sizeof(Elf64_Sym), 1), strings},
+                          kSymbols * sizeof(Elf64_Sym) + kStrings);
+  Elf64_Sym function{};
+  function.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+  function.st_shndx = 1;
+  for (size_t i = 0; i < kSymbols; ++i) {
+    function.st_name = static_cast<uint32_t>(i);
+    std::memcpy(bytes.data() + symbols_at + i * sizeof(Elf64_Sym), &function, sizeof(function));
+  }
+  const auto path = Write("unterminated.so", bytes);
+  EXPECT_NE(SymbolScanError(path).find("overlap to more than the 268435456 bytes sectl reads"),
+            std::string::npos);
+  // A few such names are merely skipped.
+  const auto few = bytes.size() - kStrings + 64;
+  std::vector<char> short_table(bytes.begin(), bytes.end());
+  Elf64_Shdr strings_header{};
+  std::memcpy(&strings_header, short_table.data() + sizeof(Elf64_Ehdr) + sizeof(Elf64_Shdr),
+              sizeof(strings_header));
+  strings_header.sh_size = 64;
+  std::memcpy(short_table.data() + sizeof(Elf64_Ehdr) + sizeof(Elf64_Shdr), &strings_header,
+              sizeof(strings_header));
+  short_table.resize(few);
+  auto functions = ExportedFunctions(Write("short.so", short_table));
+  ASSERT_TRUE(functions.has_value()) << functions.error().message();
+  EXPECT_TRUE(functions->empty());
+}
+
+// ---- The file tested is the file hashed (loader/plugin_file_pin.h) --------
+
+constexpr std::string_view kChanged = "the plugin file changed during the run";
+
+std::vector<char> ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(file), {}};
+}
+
+TEST_F(LoaderTest, PinnedPluginLoadsAndIsHashedOnce) {
+  const auto path = Write("pinned.so", ReadPlugin());
+  auto pin = PinPluginFile(path);
+  ASSERT_TRUE(pin.has_value()) << pin.error().message();
+  EXPECT_EQ(pin->sha256(), *Sha256OfFile(ReferencePlugin("sectl_minimal")));
+  // Another spelling of the same path is the same pin.
+  auto again = PinPluginFile((directory_ / "." / "pinned.so").string());
+  ASSERT_TRUE(again.has_value()) << again.error().message();
+  EXPECT_EQ(again->sha256(), pin->sha256());
+  auto library = PluginLibrary::Open(path, {});
+  ASSERT_TRUE(library.has_value()) << library.error().message();
+}
+
+TEST_F(LoaderTest, PluginFileReplacedAfterHashingIsNotLoaded) {
+  const auto path = Write("replaced.so", ReadPlugin());
+  auto pin = PinPluginFile(path);
+  ASSERT_TRUE(pin.has_value()) << pin.error().message();
+  // A rebuild, or a plugin rewriting its own file: another file, renamed over it.
+  const auto other = Write("other.so", ReadFile(ReferencePlugin("sectl_cpu")));
+  std::filesystem::rename(other, path);
+
+  auto library = PluginLibrary::Open(path, {});
+  ASSERT_FALSE(library.has_value());
+  EXPECT_NE(library.error().message().find(kChanged), std::string::npos)
+      << library.error().message();
+  EXPECT_NE(library.error().message().find("names another file"), std::string::npos);
+  // A child pinning it again (probe does) is refused as well.
+  auto repinned = PinPluginFile(path);
+  ASSERT_FALSE(repinned.has_value());
+  EXPECT_NE(repinned.error().message().find(kChanged), std::string::npos);
+}
+
+TEST_F(LoaderTest, PluginFileRewrittenInPlaceAfterHashingIsNotLoaded) {
+  const auto path = Write("rewritten.so", ReadPlugin());
+  auto pin = PinPluginFile(path);
+  ASSERT_TRUE(pin.has_value()) << pin.error().message();
+  std::ofstream(path, std::ios::binary | std::ios::app) << '\0';  // same inode, new bytes
+
+  auto library = PluginLibrary::Open(path, {});
+  ASSERT_FALSE(library.has_value());
+  EXPECT_NE(library.error().message().find("it was rewritten since it was hashed"),
+            std::string::npos)
+      << library.error().message();
+}
+
+// dlopen answers a path it has loaded before with the library already loaded,
+// whatever file the path names now: the check after dlopen tells that the
+// library it returned is not the file hashed.
+TEST_F(LoaderTest, LibraryLoadedIsVerifiedToBeTheFileHashed) {
+  const auto path = Write("switched.so", ReadFile(ReferencePlugin("sectl_cpu")));
+  auto earlier = PluginLibrary::Open(path, {});  // not pinned: loads sectl_cpu's bytes
+  ASSERT_TRUE(earlier.has_value()) << earlier.error().message();
+  std::filesystem::rename(Write("minimal.so", ReadPlugin()), path);
+
+  auto pin = PinPluginFile(path);  // hashes sectl_minimal's bytes
+  ASSERT_TRUE(pin.has_value()) << pin.error().message();
+  auto library = PluginLibrary::Open(path, {});
+  ASSERT_FALSE(library.has_value());
+  EXPECT_NE(library.error().message().find("the library loaded is not the file hashed"),
+            std::string::npos)
+      << library.error().message();
+}
+
+TEST_F(LoaderTest, APathIsPinnedOnlyWhileAPinLives) {
+  const auto path = Write("scoped.so", ReadPlugin());
+  {
+    auto pin = PinPluginFile(path);
+    ASSERT_TRUE(pin.has_value()) << pin.error().message();
+    auto moved = std::move(*pin);
+    auto second = PinPluginFile(path);
+    ASSERT_TRUE(second.has_value());
+    EXPECT_TRUE(PinnedIdentity(path).has_value());
+  }
+  EXPECT_FALSE(PinnedIdentity(path).has_value());
+}
+
+TEST_F(LoaderTest, HashingAFifoFailsInsteadOfWaitingForAWriter) {
+  const auto path = (directory_ / "fifo.so").string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  auto digest = DigestFile(path);
+  ASSERT_FALSE(digest.has_value());
+  EXPECT_NE(digest.error().message().find("not a regular file"), std::string::npos)
+      << digest.error().message();
+  EXPECT_FALSE(PinPluginFile(path).has_value());
 }
 
 TEST(PluginPath, BareNameMeansTheCurrentDirectory) {

@@ -7,17 +7,19 @@
 #include <optional>
 
 #include "abi/host_generations.h"
+#include "base/byte_sizes.h"
 #include "bench/bench_compare.h"
 #include "bench/bench_csv.h"
 #include "bench/bench_json.h"
 #include "bench/bench_plot.h"
 #include "bench/bench_table.h"
-#include "bench/byte_sizes.h"
 #include "bench/run_bench.h"
+#include "isolation/interruption.h"
 #include "loader/plugin_library.h"
 #include "tool/bundled_plugin.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
+#include "tool/number_flags.h"
 #include "tool/progress_bar.h"
 #include "tool/report_output.h"
 
@@ -34,9 +36,10 @@ void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
       .add_option("--budget", options.budget_seconds,
                   "Seconds spent measuring each size or operation once its median is not yet "
                   "stable (at least 5 samples are always taken)")
-      ->check(CLI::PositiveNumber)
+      ->check(SecondsBetween())
       ->capture_default_str();
   command.add_option("--device", options.device, "Device ordinal to measure")
+      ->check(WholeNumberBetween(0, kMaxDeviceOrdinal))
       ->capture_default_str();
   command.add_option("--tf-version", options.tf_version, "TensorFlow host generation to behave as")
       ->check(CLI::IsMember(HostGenerationIds()))
@@ -57,7 +60,7 @@ void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
       .add_option("--timeout", options.timeout_seconds,
                   "Seconds without progress (no plugin call returning) before the plugin is "
                   "killed")
-      ->check(CLI::PositiveNumber)
+      ->check(SecondsBetween())
       ->capture_default_str();
   command
       .add_option("--isolation", options.isolation,
@@ -92,7 +95,7 @@ Expected<std::vector<T>> ParseChoices(const std::string& text, std::string_view 
 
 Expected<bench::MemcpyBenchOptions> MemcpyOptions(const BenchCommandOptions& options) {
   bench::MemcpyBenchOptions memcpy;
-  auto sizes = bench::ParseSizeList(options.sizes);
+  auto sizes = ParseSizeList(options.sizes);
   if (!sizes) return tl::unexpected(sizes.error().WithContext("--sizes"));
   memcpy.sizes = std::move(*sizes);
   auto directions = ParseChoices<bench::Direction>(
@@ -137,7 +140,7 @@ bool AnyVerificationFailed(const BenchReport& report) {
 // Prints the comparison where it does not spoil a machine-readable report
 // on stdout, and says whether the gate passed.
 Expected<bool> CompareWithSaved(const BenchReport& report, const BenchCommandOptions& options) {
-  auto tolerance = bench::ParsePercentage(options.tolerance);
+  auto tolerance = ParsePercentage(options.tolerance);
   if (!tolerance) return tl::unexpected(tolerance.error().WithContext("--tolerance"));
   auto saved = bench::ReadBenchReport(options.compare);
   if (!saved) return tl::unexpected(saved.error());
@@ -207,7 +210,7 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
   // Check what the gate needs before spending minutes measuring. A saved
   // report that cannot be read is bad input (exit status 2), whatever the
   // reason, never the plugin's problem.
-  if (auto tolerance = bench::ParsePercentage(options.tolerance); !tolerance)
+  if (auto tolerance = ParsePercentage(options.tolerance); !tolerance)
     return ReportUsageError(tolerance.error().WithContext("--tolerance").message());
   if (!options.compare.empty()) {
     if (auto saved = bench::ReadBenchReport(options.compare); !saved)
@@ -242,9 +245,15 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
       progress.Update(done, total, step);
     };
     auto measured = bench::RunBench(run);
-    if (!measured) return ReportError(measured.error());
-    report = std::move(*measured);
+    if (measured) {
+      report = std::move(*measured);
+    } else if (isolation::InterruptedBy() == 0) {
+      return ReportError(measured.error());
+    }
   }
+  // After the progress bar has cleared its line; a measurement cut short
+  // is no report.
+  if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
 
   if (auto written = WriteReport(options.output, Render(*report, options.report_format)); !written)
     return ReportError(written.error());

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "abi/host_generations.h"
+#include "isolation/interruption.h"
 #include "loader/plugin_library.h"
 #include "probe/probe_json.h"
 #include "probe/probe_table.h"
@@ -14,6 +15,7 @@
 #include "tool/bundled_plugin.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
+#include "tool/number_flags.h"
 #include "tool/report_output.h"
 
 namespace sectl::tool {
@@ -41,7 +43,7 @@ CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options) {
   probe
       ->add_option("--timeout", options.timeout_seconds,
                    "Seconds before a plugin that does not return is killed")
-      ->check(CLI::PositiveNumber)
+      ->check(SecondsBetween())
       ->capture_default_str();
   probe
       ->add_option("--isolation", options.isolation,
@@ -63,6 +65,7 @@ namespace {
 // A TVM C Device API plugin: its devices and hooks, from its symbols.
 int ProbeTvmCDevicePlugin(const ProbeCommandOptions& options, const std::string& path) {
   auto probe = probe::ProbeTvmCDevicePlugin(path);
+  if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
   if (!probe) return ReportError(probe.error());
   const std::string text = options.format == "json" ? probe::TvmCDeviceProbeToJson(*probe)
                                                     : probe::RenderTvmCDeviceProbeTable(*probe);
@@ -98,6 +101,8 @@ int RunProbeCommand(const ProbeCommandOptions& options) {
   run.confinement = std::move(*confinement);
 
   auto report = probe::RunProbe(run);
+  // No partial probe report: what failed may be only the interruption's doing.
+  if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
   if (!report) return ReportError(report.error());
 
   const bool to_terminal = options.output.empty() || options.output == "-";

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "isolation/interruption.h"
 #include "report/conform_json.h"
 #include "report/conform_junit.h"
 #include "report/conform_table.h"
@@ -54,6 +55,8 @@ int RunReportCommand(const ReportCommandOptions& options) {
   }
   auto merged = report::MergeReports(std::move(reports));
   if (!merged) return ReportUsageError(merged.error().message());
+  // Reading runs no plugin: a signal that came meanwhile stops it here.
+  if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
 
   const bool to_terminal = options.output.empty() || options.output == "-";
   std::string text;

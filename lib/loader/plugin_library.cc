@@ -1,12 +1,23 @@
 #include "loader/plugin_library.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 
+#include "base/file_digest.h"
 #include "loader/exported_symbols.h"
+#include "loader/plugin_file_pin.h"
 
 namespace sectl::loader {
 namespace {
@@ -120,9 +131,157 @@ std::string ExplainDlopenFailure(const std::string& path, const std::string& dle
   return fmt::format("{}: cannot be loaded: {}", path, dlerror_text);
 }
 
+namespace {
+
+// A file opened for reading, closed when it goes out of scope.
+class ReadOnlyDescriptor {
+ public:
+  explicit ReadOnlyDescriptor(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {}
+  ReadOnlyDescriptor(const ReadOnlyDescriptor&) = delete;
+  ReadOnlyDescriptor& operator=(const ReadOnlyDescriptor&) = delete;
+  ~ReadOnlyDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Before dlopen: the pinned path still names the file hashed, unchanged.
+Expected<void> VerifyBeforeLoading(const std::string& path, const FileIdentity& pinned,
+                                   const ReadOnlyDescriptor& file) {
+  if (file.get() < 0) {
+    return tl::unexpected(
+        PluginFileChanged(path, fmt::format("it cannot be opened: {}", std::strerror(errno))));
+  }
+  auto now = IdentityOfOpenFile(file.get());
+  if (!now || *now != pinned) {
+    return tl::unexpected(
+        PluginFileChanged(path, now && now->inode == pinned.inode && now->device == pinned.device
+                                    ? "it was rewritten since it was hashed"
+                                    : "the path names another file than the one hashed"));
+  }
+  return {};
+}
+
+// A page of the plugin file mapped read-only, so that /proc/self/maps shows
+// how the kernel names that file in a mapping.
+class MappedPage {
+ public:
+  explicit MappedPage(int fd) : address_(::mmap(nullptr, kLength, PROT_READ, MAP_PRIVATE, fd, 0)) {}
+  MappedPage(const MappedPage&) = delete;
+  MappedPage& operator=(const MappedPage&) = delete;
+  ~MappedPage() {
+    if (address_ != MAP_FAILED) ::munmap(address_, kLength);
+  }
+  const void* address() const { return address_ == MAP_FAILED ? nullptr : address_; }
+
+ private:
+  static constexpr size_t kLength = 1;  // rounded up to a page
+  void* address_;
+};
+
+// The next space-separated field of `line`, taken off its front.
+std::string_view TakeField(std::string_view& line) {
+  const size_t start = std::min(line.find_first_not_of(' '), line.size());
+  line.remove_prefix(start);
+  const size_t end = std::min(line.find(' '), line.size());
+  const std::string_view field = line.substr(0, end);
+  line.remove_prefix(end);
+  return field;
+}
+
+// The "device inode" columns of the line of /proc/self/maps whose range
+// holds `address` ("start-end perms offset device inode path"), or "" when
+// no line does. Parsed by hand: sscanf made this the costliest step of a load.
+std::string MappedFileAt(std::string_view maps, uintptr_t address) {
+  while (!maps.empty()) {
+    const size_t line_end = std::min(maps.find('\n'), maps.size());
+    std::string_view line = maps.substr(0, line_end);
+    maps.remove_prefix(std::min(line_end + 1, maps.size()));
+    uintptr_t start = 0;
+    uintptr_t end = 0;
+    const char* const line_stop = line.data() + line.size();
+    const auto [dash, start_error] = std::from_chars(line.data(), line_stop, start, 16);
+    if (start_error != std::errc() || dash == line_stop || *dash != '-') continue;
+    const auto [after, end_error] = std::from_chars(dash + 1, line_stop, end, 16);
+    if (end_error != std::errc() || address < start || address >= end) continue;
+    line.remove_prefix(static_cast<size_t>(after - line.data()));
+    TakeField(line);  // permissions
+    TakeField(line);  // offset
+    const std::string_view device = TakeField(line);
+    const std::string_view inode = TakeField(line);
+    if (device.empty() || inode.empty()) return "";
+    return fmt::format("{} {}", device, inode);
+  }
+  return "";
+}
+
+// /proc/self/maps, or nothing where /proc is not mounted. Read with read(2):
+// a stream costs more than the rest of the verification together.
+std::optional<std::string> ReadOwnMappings() {
+  const ReadOnlyDescriptor maps("/proc/self/maps");
+  if (maps.get() < 0) return std::nullopt;
+  std::string text;
+  std::array<char, size_t{16} * 1024> chunk{};
+  for (;;) {
+    const ssize_t count = ::read(maps.get(), chunk.data(), chunk.size());
+    if (count == 0) return text;
+    if (count < 0 && errno != EINTR) return std::nullopt;
+    if (count > 0) text.append(chunk.data(), static_cast<size_t>(count));
+  }
+}
+
+// After dlopen: the object loaded is the file open on `file` (the path may
+// have been switched to another file and back while dlopen read it, and
+// dlopen answers a path it loaded before with what it loaded then), and
+// that file was not rewritten meanwhile. Both mappings are compared as
+// /proc/self/maps shows them, so that a file system that maps another
+// inode than stat reports (overlayfs) names both alike.
+Expected<void> VerifyAfterLoading(const std::string& path, const FileIdentity& pinned,
+                                  const ReadOnlyDescriptor& file, void* loaded) {
+  const MappedPage page(file.get());
+  link_map* map = nullptr;
+  std::optional<std::string> maps;
+  if (page.address() != nullptr && ::dlinfo(loaded, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr) {
+    maps = ReadOwnMappings();
+  }
+  if (maps) {
+    const std::string hashed = MappedFileAt(*maps, reinterpret_cast<uintptr_t>(page.address()));
+    const std::string running = MappedFileAt(*maps, reinterpret_cast<uintptr_t>(map->l_ld));
+    if (hashed.empty() || hashed != running) {
+      return tl::unexpected(PluginFileChanged(path, "the library loaded is not the file hashed"));
+    }
+  } else {
+    // No /proc: the path, read again, must still name the file hashed.
+    const ReadOnlyDescriptor again(path);
+    if (auto verified = VerifyBeforeLoading(path, pinned, again); !verified) return verified;
+  }
+  auto now = IdentityOfOpenFile(file.get());
+  if (!now || *now != pinned) {
+    return tl::unexpected(PluginFileChanged(path, "it was rewritten while it was being loaded"));
+  }
+  return {};
+}
+
+}  // namespace
+
 Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadOptions& options) {
   auto identity = InspectPluginFile(path);
   if (!identity) return tl::unexpected(identity.error());
+
+  // A pinned file (loader/plugin_file_pin.h) is verified on both sides of
+  // dlopen, through one descriptor held open across it.
+  const std::optional<FileIdentity> pinned = PinnedIdentity(path);
+  std::optional<ReadOnlyDescriptor> pinned_file;
+  if (pinned) {
+    pinned_file.emplace(path);
+    if (auto verified = VerifyBeforeLoading(path, *pinned, *pinned_file); !verified) {
+      return tl::unexpected(verified.error());
+    }
+  }
 
   ::dlerror();  // clear any stale message
   const int mode = (options.lazy ? RTLD_LAZY : RTLD_NOW) | RTLD_LOCAL;
@@ -131,6 +290,11 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
     const char* text = ::dlerror();
     return Fail(ErrorCode::kFailedPrecondition,
                 ExplainDlopenFailure(path, text ? text : "unknown dlopen error", options.lazy));
+  }
+  if (pinned) {
+    if (auto verified = VerifyAfterLoading(path, *pinned, *pinned_file, handle); !verified) {
+      return tl::unexpected(verified.error());
+    }
   }
   if (options.abi == PluginAbi::kTvmCDevice) {
     return PluginLibrary(path, *identity, handle, nullptr);
