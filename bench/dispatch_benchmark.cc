@@ -81,11 +81,9 @@ void DispatchedCall(benchmark::State& state, bool timed) {
   auto& plugin = LoadedPlugin::Get();
   plugin.journal().set_timed(timed);
   const host::Dispatcher dispatcher(plugin.journal());
-  auto* get_event_status = plugin.fns().get_event_status;
-  benchmark::DoNotOptimize(get_event_status);
   for (auto _ : state) {
-    benchmark::DoNotOptimize(dispatcher.Invoke(abi::PluginFunction::kGetEventStatus,
-                                               get_event_status, plugin.device(), plugin.event()));
+    benchmark::DoNotOptimize(dispatcher.Call<&SP_StreamExecutor::get_event_status>(
+        plugin.fns(), plugin.device(), plugin.event()));
   }
   plugin.journal().set_timed(true);
 }

@@ -65,16 +65,14 @@ CreateDeviceAnswer CallCreateDevice(host::Platform& platform, int ordinal) {
   auto params = platform.HandOver<SE_CreateDeviceParams>(abi::StructKind::kCreateDeviceParams);
   params->ordinal = ordinal;
   params->device = device.get();
-  auto status = platform.dispatcher().InvokeWithStatus(PluginFunction::kCreateDevice,
-                                                       platform.platform_fns().create_device,
-                                                       platform.plugin_platform(), params.get());
+  auto status = platform.dispatcher().CallWithStatus<&SP_PlatformFns::create_device>(
+      platform.platform_fns(), platform.plugin_platform(), params.get());
   return {std::move(status), *device.get()};
 }
 
 void CallDestroyDevice(const host::Platform& platform, SP_Device device) {
-  (void)platform.dispatcher().Invoke(PluginFunction::kDestroyDevice,
-                                     platform.platform_fns().destroy_device,
-                                     platform.plugin_platform(), &device);
+  (void)platform.dispatcher().Call<&SP_PlatformFns::destroy_device>(
+      platform.platform_fns(), platform.plugin_platform(), &device);
 }
 
 // Reports `behaviour` as its one judgement says: a failure where it harms a

@@ -88,15 +88,15 @@ uint64_t MisalignmentOf(const void* pointer) {
 Expected<SP_DeviceMemoryBase> AllocateRaw(const host::Device& device, uint64_t size) {
   SP_DeviceMemoryBase memory{};
   memory.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
-  auto called = device.dispatcher().Invoke(PluginFunction::kAllocate, device.fns().allocate,
-                                           device.plugin_device(), size, int64_t{0}, &memory);
+  auto called = device.dispatcher().Call<&SP_StreamExecutor::allocate>(
+      device.fns(), device.plugin_device(), size, int64_t{0}, &memory);
   if (!called) return tl::unexpected(called.error());
   return memory;
 }
 
 void DeallocateRaw(const host::Device& device, SP_DeviceMemoryBase memory) {
-  (void)device.dispatcher().Invoke(PluginFunction::kDeallocate, device.fns().deallocate,
-                                   device.plugin_device(), &memory);
+  (void)device.dispatcher().Call<&SP_StreamExecutor::deallocate>(device.fns(),
+                                                                 device.plugin_device(), &memory);
 }
 
 // What TensorFlow's DeviceMemAllocator::Free passes: DeviceMemoryBase(ptr).

@@ -40,15 +40,14 @@ class InitCall {
     params_->patch_version = offered.patch;
     params_->platform = platform_.get();
     params_->platform_fns = platform_fns_.get();
-    result_ = dispatcher_.InvokeWithStatus(PluginFunction::kInitPlugin,
-                                           check.library().init_plugin(), params_.get());
+    result_ = dispatcher_.CallInitPlugin(check.library().init_plugin(), params_.get());
   }
   ~InitCall() {
     if (!succeeded()) return;  // TensorFlow destroys nothing it failed to register
-    (void)dispatcher_.Invoke(PluginFunction::kDestroyPlatform, params_->destroy_platform,
-                             platform_.get());
-    (void)dispatcher_.Invoke(PluginFunction::kDestroyPlatformFns, params_->destroy_platform_fns,
-                             platform_fns_.get());
+    (void)dispatcher_.Call<&SE_PlatformRegistrationParams::destroy_platform>(*params_.get(),
+                                                                             platform_.get());
+    (void)dispatcher_.Call<&SE_PlatformRegistrationParams::destroy_platform_fns>(
+        *params_.get(), platform_fns_.get());
   }
   InitCall(const InitCall&) = delete;
   InitCall& operator=(const InitCall&) = delete;

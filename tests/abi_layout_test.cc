@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
+#include <string_view>
 
 #include "abi/host_generations.h"
 #include "abi/plugin_functions.h"
@@ -87,6 +89,21 @@ TEST(PluginFunctions, CatalogueCoversEveryFunctionPointer) {
   EXPECT_EQ(QualifiedName(PluginFunction::kHostCallback), "SP_StreamExecutor.host_callback");
   EXPECT_EQ(InfoOf(PluginFunction::kHostCallback).offset, 280u);
   EXPECT_EQ(QualifiedName(PluginFunction::kInitPlugin), "SE_InitPlugin");
+}
+
+// A name handed out before the TVM devices are named stays valid and
+// unchanged (a report may still hold it); later ones carry the new name.
+TEST(PluginFunctions, TvmHookNamesHandedOutEarlierStayValid) {
+  const std::string_view before = QualifiedName(PluginFunction::kTvmDevice0Open);
+  const std::string before_text(before);
+  SetTvmDeviceNames("Woofles", "Bark");
+  EXPECT_EQ(before, before_text);
+  EXPECT_EQ(QualifiedName(PluginFunction::kTvmDevice0Open), "TVMDeviceWooflesOpen");
+  EXPECT_EQ(QualifiedName(PluginFunction::kTvmDevice1Open), "TVMDeviceBarkOpen");
+  const std::string_view woofles = QualifiedName(PluginFunction::kTvmDevice0Open);
+  SetTvmDeviceNames("Other", "Bark");
+  EXPECT_EQ(woofles, "TVMDeviceWooflesOpen");
+  EXPECT_EQ(QualifiedName(PluginFunction::kTvmDevice0Open), "TVMDeviceOtherOpen");
 }
 
 TEST(HostGenerations, TimersAreRequiredOnlyByOlderHosts) {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <deque>
 #include <string>
+#include <utility>
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
@@ -22,25 +24,38 @@ constexpr std::array kFunctions = {
 };
 static_assert(kFunctions.size() == static_cast<size_t>(PluginFunction::kCount));
 
+constexpr std::string_view kUnknownFunction = "an unknown function";
+constexpr PluginFunctionInfo kUnknownFunctionInfo{PluginFunction::kCount, "", kUnknownFunction, 0};
+
 constexpr size_t kFirstTvmHook = static_cast<size_t>(PluginFunction::kTvmDevice0Init);
 
 std::string TvmHookName(const PluginFunctionInfo& info, std::string_view device) {
   return std::string(info.struct_name) + std::string(device) + std::string(info.member);
 }
 
-// "Struct.member" strings, built once so QualifiedName can hand out views;
-// the TVM hooks' names change only in SetTvmDeviceNames.
-std::array<std::string, kFunctions.size()>& QualifiedNames() {
+// Every name ever handed out. A deque never moves its elements, so a view
+// QualifiedName returned stays valid (and unchanged) after
+// SetTvmDeviceNames gives the TVM hooks new names.
+std::deque<std::string>& NameStorage() {
+  static std::deque<std::string> storage;
+  return storage;
+}
+
+std::string_view Kept(std::string name) { return NameStorage().emplace_back(std::move(name)); }
+
+// The current "Struct.member" name of each function, as views into
+// NameStorage; the TVM hooks' names change only in SetTvmDeviceNames.
+std::array<std::string_view, kFunctions.size()>& QualifiedNames() {
   static auto names = [] {
-    std::array<std::string, kFunctions.size()> result;
+    std::array<std::string_view, kFunctions.size()> result;
     for (size_t i = 0; i < kFunctions.size(); ++i) {
       const auto& info = kFunctions[i];
       if (i >= kFirstTvmHook) {
-        result[i] = TvmHookName(info, "<device " + std::to_string(info.offset) + ">");
+        result[i] = Kept(TvmHookName(info, "<device " + std::to_string(info.offset) + ">"));
       } else {
         result[i] = info.struct_name.empty()
-                        ? std::string(info.member)
-                        : std::string(info.struct_name) + "." + std::string(info.member);
+                        ? info.member
+                        : Kept(std::string(info.struct_name) + "." + std::string(info.member));
       }
     }
     return result;
@@ -51,10 +66,12 @@ std::array<std::string, kFunctions.size()>& QualifiedNames() {
 }  // namespace
 
 const PluginFunctionInfo& InfoOf(PluginFunction function) {
+  if (!IsPluginFunction(function)) return kUnknownFunctionInfo;
   return kFunctions[static_cast<size_t>(function)];
 }
 
 std::string_view QualifiedName(PluginFunction function) {
+  if (!IsPluginFunction(function)) return kUnknownFunction;
   return QualifiedNames()[static_cast<size_t>(function)];
 }
 
@@ -77,7 +94,8 @@ std::span<const PluginFunctionInfo> TvmDeviceHooks() {
 void SetTvmDeviceNames(std::string_view slot0, std::string_view slot1) {
   auto& names = QualifiedNames();
   for (size_t i = kFirstTvmHook; i < kFunctions.size(); ++i) {
-    names[i] = TvmHookName(kFunctions[i], kFunctions[i].offset == 0 ? slot0 : slot1);
+    std::string name = TvmHookName(kFunctions[i], kFunctions[i].offset == 0 ? slot0 : slot1);
+    if (name != names[i]) names[i] = Kept(std::move(name));
   }
 }
 

@@ -7,6 +7,8 @@
 #include <span>
 #include <string_view>
 
+#include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+
 namespace sectl::abi {
 
 enum class PluginFunction : uint8_t {
@@ -19,6 +21,19 @@ enum class PluginFunction : uint8_t {
   kCount,
 };
 
+// The function a member of one of the ABI's tables is, at compile time:
+// kFunctionOf<&SP_StreamExecutor::allocate> is PluginFunction::kAllocate.
+// Generated from the .def, so the dispatch point derives the journal's name
+// from the member it calls and the two cannot disagree. kCount for a
+// member that is not in the catalogue.
+template <auto Member>
+inline constexpr PluginFunction kFunctionOf = PluginFunction::kCount;
+#define SECTL_PLUGIN_FUNCTION(name, type, member) \
+  template <>                                     \
+  inline constexpr PluginFunction kFunctionOf<&type::member> = PluginFunction::k##name;
+#include "abi/plugin_functions.def"
+#undef SECTL_PLUGIN_FUNCTION
+
 struct PluginFunctionInfo {
   PluginFunction function;
   std::string_view struct_name;  // "SP_StreamExecutor"; empty for SE_InitPlugin
@@ -26,9 +41,18 @@ struct PluginFunctionInfo {
   size_t offset;                 // byte offset in the current layout; 0 for SE_InitPlugin
 };
 
+// Whether `function` names a function: a value read from memory a plugin can
+// write (the journal) may hold any byte.
+constexpr bool IsPluginFunction(PluginFunction function) {
+  return static_cast<size_t>(function) < static_cast<size_t>(PluginFunction::kCount);
+}
+
+// Any byte value is safe to pass: a number that is no function's gets an
+// entry whose member reads "an unknown function".
 const PluginFunctionInfo& InfoOf(PluginFunction function);
 
-// "SP_StreamExecutor.memcpy_htod", or "SE_InitPlugin".
+// "SP_StreamExecutor.memcpy_htod", or "SE_InitPlugin"; "an unknown function"
+// for a number that is no function's.
 std::string_view QualifiedName(PluginFunction function);
 
 // All functions of one struct, in layout order.
@@ -46,6 +70,8 @@ std::span<const PluginFunctionInfo> TvmDeviceHooks();
 // QualifiedName gives "TVMDeviceWooflesOpen". Until then a slot's hooks are
 // "TVMDevice<device N>Open". Call before any plugin call is journalled: it is
 // one process-wide setting, as there is one plugin under test per process.
+// Names handed out before stay valid and keep their old text. Not
+// thread-safe: call it where no other thread asks for names.
 void SetTvmDeviceNames(std::string_view slot0, std::string_view slot1);
 
 }  // namespace sectl::abi

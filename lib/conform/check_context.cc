@@ -66,6 +66,7 @@ host::Platform& CheckContext::platform() {
 
 const host::Device& CheckContext::device() {
   if (!device_) {
+    if (settings_.plugin_reports_no_devices) Skip(std::string(kNoDevicesReason));
     auto created = platform().CreateDevice(settings_.device_ordinal);
     if (!created) {
       Abort(DescribeFailure(fmt::format("creating device {}", settings_.device_ordinal),

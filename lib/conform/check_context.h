@@ -25,12 +25,18 @@
 
 namespace sectl::conform {
 
+// Why a check that needs a device is skipped when the plugin has none.
+inline constexpr std::string_view kNoDevicesReason = "the plugin reports no devices";
+
 // What every check of a run shares.
 struct CheckSettings {
   std::string plugin_path;
   bool lazy = false;
   abi::HostGeneration generation = abi::LatestHostGeneration();
   int device_ordinal = 0;  // the device under test (--device)
+  // get_device_count reported no devices (0 or fewer): checks that need a
+  // device skip, so that a machine without one still gets a full report.
+  bool plugin_reports_no_devices = false;
   // The TVM C Device API (profile tvm-c-device): the plugin's API, the
   // device under test (--tvm-device; empty: the first) and the size of the
   // context storage sectl provides (--context-bytes).

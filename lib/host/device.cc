@@ -28,9 +28,8 @@ Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal
   auto params = platform.HandOver<SE_CreateDeviceParams>(abi::StructKind::kCreateDeviceParams);
   params->ordinal = ordinal;
   params->device = device.get();
-  auto created = platform.dispatcher().InvokeWithStatus(PluginFunction::kCreateDevice,
-                                                        platform.platform_fns().create_device,
-                                                        platform.plugin_platform(), params.get());
+  auto created = platform.dispatcher().CallWithStatus<&SP_PlatformFns::create_device>(
+      platform.platform_fns(), platform.plugin_platform(), params.get());
   if (!created) return tl::unexpected(created.error());
 
   platform.NoteOverrun("SP_Device", device);
@@ -54,8 +53,8 @@ Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal
 }
 
 Device::~Device() {
-  (void)dispatcher().Invoke(PluginFunction::kDestroyDevice, platform_.platform_fns().destroy_device,
-                            platform_.plugin_platform(), &device_);
+  (void)dispatcher().Call<&SP_PlatformFns::destroy_device>(platform_.platform_fns(),
+                                                           platform_.plugin_platform(), &device_);
 }
 
 const Dispatcher& Device::dispatcher() const { return platform_.dispatcher(); }
@@ -63,30 +62,28 @@ const Dispatcher& Device::dispatcher() const { return platform_.dispatcher(); }
 const SP_StreamExecutor& Device::fns() const { return platform_.stream_executor(); }
 
 std::optional<int32_t> Device::NumaNode() const {
-  auto node = dispatcher().Invoke(PluginFunction::kGetNumaNode,
-                                  platform_.device_fns().get_numa_node, &device_);
+  auto node = dispatcher().Call<&SP_DeviceFns::get_numa_node>(platform_.device_fns(), &device_);
   if (!node) return std::nullopt;
   return *node;
 }
 
 std::optional<int64_t> Device::MemoryBandwidth() const {
-  auto bandwidth = dispatcher().Invoke(PluginFunction::kGetMemoryBandwidth,
-                                       platform_.device_fns().get_memory_bandwidth, &device_);
+  auto bandwidth =
+      dispatcher().Call<&SP_DeviceFns::get_memory_bandwidth>(platform_.device_fns(), &device_);
   if (!bandwidth) return std::nullopt;
   return *bandwidth;
 }
 
 std::optional<double> Device::Gflops() const {
-  auto gflops =
-      dispatcher().Invoke(PluginFunction::kGetGflops, platform_.device_fns().get_gflops, &device_);
+  auto gflops = dispatcher().Call<&SP_DeviceFns::get_gflops>(platform_.device_fns(), &device_);
   if (!gflops) return std::nullopt;
   return *gflops;
 }
 
 Expected<MemoryUsage> Device::QueryMemoryUsage() const {
   MemoryUsage usage;
-  auto answered = dispatcher().Invoke(PluginFunction::kDeviceMemoryUsage, fns().device_memory_usage,
-                                      &device_, &usage.free_bytes, &usage.total_bytes);
+  auto answered = dispatcher().Call<&SP_StreamExecutor::device_memory_usage>(
+      fns(), &device_, &usage.free_bytes, &usage.total_bytes);
   if (!answered) return tl::unexpected(answered.error());
   if (*answered == 0) {
     return PluginFailure(
@@ -99,8 +96,8 @@ Expected<MemoryUsage> Device::QueryMemoryUsage() const {
 
 Expected<std::optional<SP_AllocatorStats>> Device::QueryAllocatorStats() const {
   auto stats = platform_.HandOver<SP_AllocatorStats>(abi::StructKind::kAllocatorStats);
-  auto answered = dispatcher().Invoke(PluginFunction::kGetAllocatorStats, fns().get_allocator_stats,
-                                      &device_, stats.get());
+  auto answered =
+      dispatcher().Call<&SP_StreamExecutor::get_allocator_stats>(fns(), &device_, stats.get());
   if (!answered) return tl::unexpected(answered.error());
   platform_.NoteOverrun("SP_AllocatorStats", stats);
   if (*answered == 0) return std::optional<SP_AllocatorStats>();
@@ -109,8 +106,8 @@ Expected<std::optional<SP_AllocatorStats>> Device::QueryAllocatorStats() const {
 
 Expected<DeviceMemory> Device::Allocate(uint64_t size, int64_t memory_space) const {
   auto memory = platform_.HandOver<SP_DeviceMemoryBase>(abi::StructKind::kDeviceMemoryBase);
-  auto called = dispatcher().Invoke(PluginFunction::kAllocate, fns().allocate, &device_, size,
-                                    memory_space, memory.get());
+  auto called = dispatcher().Call<&SP_StreamExecutor::allocate>(fns(), &device_, size, memory_space,
+                                                                memory.get());
   if (!called) return tl::unexpected(called.error());
   platform_.NoteOverrun("SP_DeviceMemoryBase", memory);
   if (memory->opaque == nullptr && size > 0) {
@@ -126,15 +123,15 @@ void Device::Deallocate(void* opaque) const {
   SP_DeviceMemoryBase memory{};
   memory.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
   memory.opaque = opaque;
-  (void)dispatcher().Invoke(PluginFunction::kDeallocate, fns().deallocate, &device_, &memory);
+  (void)dispatcher().Call<&SP_StreamExecutor::deallocate>(fns(), &device_, &memory);
 }
 
 Expected<HostMemory> Device::AllocateHost(HostMemoryKind kind, uint64_t size) const {
   const bool pinned = kind == HostMemoryKind::kPinned;
-  auto data = pinned ? dispatcher().Invoke(PluginFunction::kHostMemoryAllocate,
-                                           fns().host_memory_allocate, &device_, size)
-                     : dispatcher().Invoke(PluginFunction::kUnifiedMemoryAllocate,
-                                           fns().unified_memory_allocate, &device_, size);
+  auto data =
+      pinned
+          ? dispatcher().Call<&SP_StreamExecutor::host_memory_allocate>(fns(), &device_, size)
+          : dispatcher().Call<&SP_StreamExecutor::unified_memory_allocate>(fns(), &device_, size);
   if (!data) return tl::unexpected(data.error());
   if (*data == nullptr && size > 0) {
     return PluginFailure(
@@ -147,11 +144,9 @@ Expected<HostMemory> Device::AllocateHost(HostMemoryKind kind, uint64_t size) co
 
 void Device::DeallocateHost(HostMemoryKind kind, void* data) const {
   if (kind == HostMemoryKind::kPinned) {
-    (void)dispatcher().Invoke(PluginFunction::kHostMemoryDeallocate, fns().host_memory_deallocate,
-                              &device_, data);
+    (void)dispatcher().Call<&SP_StreamExecutor::host_memory_deallocate>(fns(), &device_, data);
   } else {
-    (void)dispatcher().Invoke(PluginFunction::kUnifiedMemoryDeallocate,
-                              fns().unified_memory_deallocate, &device_, data);
+    (void)dispatcher().Call<&SP_StreamExecutor::unified_memory_deallocate>(fns(), &device_, data);
   }
 }
 
@@ -162,28 +157,25 @@ Expected<std::unique_ptr<Event>> Device::CreateEvent() const { return Event::Cre
 Expected<std::unique_ptr<Timer>> Device::CreateTimer() const { return Timer::Create(*this); }
 
 Expected<void> Device::SynchronizeAllActivity() const {
-  return dispatcher().InvokeWithStatus(PluginFunction::kSynchronizeAllActivity,
-                                       fns().synchronize_all_activity, &device_);
+  return dispatcher().CallWithStatus<&SP_StreamExecutor::synchronize_all_activity>(fns(), &device_);
 }
 
 Expected<void> Device::SyncMemcpyHtoD(SP_DeviceMemoryBase destination, const void* source,
                                       uint64_t size) const {
-  return dispatcher().InvokeWithStatus(PluginFunction::kSyncMemcpyHtoD, fns().sync_memcpy_htod,
-                                       &device_, &destination, source, size);
+  return dispatcher().CallWithStatus<&SP_StreamExecutor::sync_memcpy_htod>(
+      fns(), &device_, &destination, source, size);
 }
 
 Expected<void> Device::SyncMemcpyDtoH(void* destination, SP_DeviceMemoryBase source,
                                       uint64_t size) const {
-  return dispatcher().InvokeWithStatus(PluginFunction::kSyncMemcpyDtoH, fns().sync_memcpy_dtoh,
-                                       &device_, destination,
-                                       static_cast<const SP_DeviceMemoryBase*>(&source), size);
+  return dispatcher().CallWithStatus<&SP_StreamExecutor::sync_memcpy_dtoh>(
+      fns(), &device_, destination, static_cast<const SP_DeviceMemoryBase*>(&source), size);
 }
 
 Expected<void> Device::SyncMemcpyDtoD(SP_DeviceMemoryBase destination, SP_DeviceMemoryBase source,
                                       uint64_t size) const {
-  return dispatcher().InvokeWithStatus(PluginFunction::kSyncMemcpyDtoD, fns().sync_memcpy_dtod,
-                                       &device_, &destination,
-                                       static_cast<const SP_DeviceMemoryBase*>(&source), size);
+  return dispatcher().CallWithStatus<&SP_StreamExecutor::sync_memcpy_dtod>(
+      fns(), &device_, &destination, static_cast<const SP_DeviceMemoryBase*>(&source), size);
 }
 
 }  // namespace sectl::host

@@ -2,6 +2,13 @@
 // through Dispatcher, which refuses null function pointers, journals the
 // call, catches exceptions thrown across the C API and turns a non-OK
 // TF_Status into an Error. Nothing else in sectl calls a plugin pointer.
+//
+// A call names the ABI table member it calls, `Call<&SP_StreamExecutor::
+// allocate>(stream_executor, ...)`, and the function the journal records is
+// derived from that member at compile time (abi::kFunctionOf), so the name
+// in a report and the pointer called cannot disagree. The two kinds of
+// plugin function that are no table's member, the entry point SE_InitPlugin
+// and TVM's looked-up C Device hooks, have entry points of their own.
 #pragma once
 
 #include <fmt/format.h>
@@ -17,14 +24,72 @@
 
 namespace sectl::host {
 
+// The table a member pointer belongs to and what its function returns.
+template <typename MemberPointer>
+struct TableMember;
+template <typename Table, typename R, typename... Params>
+struct TableMember<R (*Table::*)(Params...)> {
+  using TableType = Table;
+  using Result = R;
+};
+
+template <auto Member>
+using TableOf = typename TableMember<decltype(Member)>::TableType;
+template <auto Member>
+using ResultOf = typename TableMember<decltype(Member)>::Result;
+
 class Dispatcher {
  public:
   explicit Dispatcher(Journal& journal) : journal_(journal) {}
 
   Journal& journal() const { return journal_; }
 
+  // Calls `(table.*Member)(args...)`, journalled as the function Member is.
+  // A null pointer in the table is an Unimplemented error and calls nothing.
+  template <auto Member, typename... Args>
+  Expected<ResultOf<Member>> Call(const TableOf<Member>& table, Args... args) const {
+    static_assert(abi::IsPluginFunction(abi::kFunctionOf<Member>),
+                  "the member is not in abi/plugin_functions.def");
+    return Invoke(abi::kFunctionOf<Member>, table.*Member, args...);
+  }
+
+  // Calls a member whose last parameter is a TF_Status*, passing a fresh
+  // status, and returns the plugin's error if it left one.
+  template <auto Member, typename... Args>
+  Expected<void> CallWithStatus(const TableOf<Member>& table, Args... args) const {
+    static_assert(abi::IsPluginFunction(abi::kFunctionOf<Member>),
+                  "the member is not in abi/plugin_functions.def");
+    return InvokeWithStatus(abi::kFunctionOf<Member>, table.*Member, args...);
+  }
+
+  // Calls the plugin's exported SE_InitPlugin.
+  Expected<void> CallInitPlugin(void (*init_plugin)(SE_PlatformRegistrationParams*, TF_Status*),
+                                SE_PlatformRegistrationParams* params) const {
+    return InvokeWithStatus(abi::PluginFunction::kInitPlugin, init_plugin, params);
+  }
+
+  // Calls one of TVM's C Device API hooks, looked up by symbol name (no
+  // table has them): `hook` must be one of abi::TvmDeviceHooks().
+  Expected<int32_t> CallTvmDeviceHook(abi::PluginFunction hook, int32_t (*fn)(void*),
+                                      void* context) const {
+    if (!IsTvmDeviceHook(hook)) {
+      return tl::unexpected(
+          Error(ErrorCode::kInternal,
+                fmt::format("{} is not a TVM C Device API hook", abi::QualifiedName(hook))));
+    }
+    return Invoke(hook, fn, context);
+  }
+
+ private:
+  static bool IsTvmDeviceHook(abi::PluginFunction function) {
+    const auto hooks = abi::TvmDeviceHooks();
+    return !hooks.empty() && function >= hooks.front().function &&
+           function <= hooks.back().function;
+  }
+
   // Calls `fn(args...)` as plugin function `function`. A null `fn` is an
-  // Unimplemented error and calls nothing.
+  // Unimplemented error and calls nothing. Private: a caller names a table
+  // member (Call) and never pairs a function number with a pointer by hand.
   template <typename R, typename... Params, typename... Args>
   Expected<R> Invoke(abi::PluginFunction function, R (*fn)(Params...), Args... args) const {
     if (fn == nullptr) {
@@ -54,8 +119,6 @@ class Dispatcher {
     }
   }
 
-  // Calls a plugin function whose last parameter is a TF_Status*, passing a
-  // fresh status, and returns the plugin's error if it left one.
   template <typename... Params, typename... Args>
   Expected<void> InvokeWithStatus(abi::PluginFunction function, void (*fn)(Params...),
                                   Args... args) const {
@@ -69,7 +132,6 @@ class Dispatcher {
     return {};
   }
 
- private:
   template <typename T>
   static uint64_t AsRecordedArgument(T value) {
     if constexpr (std::is_pointer_v<T>) {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 
 #include "host/tf_status_handle.h"
 
@@ -21,7 +23,46 @@ std::string FormatDuration(uint64_t nanoseconds) {
   return fmt::format("{:.1f} ms", static_cast<double>(nanoseconds) / 1e6);
 }
 
+constexpr std::string_view kOverwrittenEntry = "a journal entry the plugin overwrote";
+
+// Copies one entry out of memory that the plugin's process may still be
+// writing. The fence keeps the compiler from reading the shared fields again
+// after the copy has been validated.
+JournalEntry CopyOut(const JournalEntry& shared) {
+  JournalEntry copy;
+  std::memcpy(&copy, &shared, sizeof copy);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  return copy;
+}
+
+// Whether a nonzero sequence fits the slot it was read from and the call
+// count: sectl writes call N into slot N % kJournalCapacity, and only after
+// counting it. Threads that have counted a call but not yet written its slot
+// leave older entries standing, hence the slack of a second capacity.
+bool FitsItsSlot(const JournalEntry& entry, size_t slot, uint64_t calls) {
+  return entry.sequence % kJournalCapacity == slot && entry.sequence <= calls &&
+         calls - entry.sequence < 2 * kJournalCapacity;
+}
+
+// What Entries hands out in place of an entry that fails validation: its
+// place in the order, nothing else of what the plugin wrote.
+JournalEntry MarkedOverwritten(uint64_t sequence) {
+  JournalEntry marked;
+  marked.sequence = sequence;
+  marked.function = abi::PluginFunction::kCount;
+  marked.state = CallState::kOverwritten;
+  return marked;
+}
+
 }  // namespace
+
+bool IsIntact(const JournalEntry& entry) {
+  const bool known_state = entry.state == CallState::kInFlight ||
+                           entry.state == CallState::kReturned ||
+                           entry.state == CallState::kMissing || entry.state == CallState::kThrew;
+  return entry.sequence != 0 && known_state && abi::IsPluginFunction(entry.function) &&
+         entry.argument_count <= kMaxRecordedArguments;
+}
 
 Journal::Journal() : owned_(std::make_unique<JournalRegion>()), region_(owned_.get()) {}
 
@@ -33,9 +74,17 @@ void Journal::RecordMissing(abi::PluginFunction function) {
 }
 
 std::vector<JournalEntry> Journal::Entries() const {
+  const uint64_t calls = region_->calls.load(std::memory_order_relaxed);
   std::vector<JournalEntry> entries;
-  for (const auto& entry : region_->entries) {
-    if (entry.sequence != 0) entries.push_back(entry);
+  entries.reserve(kJournalCapacity);
+  for (size_t slot = 0; slot < kJournalCapacity; ++slot) {
+    const JournalEntry entry = CopyOut(region_->entries[slot]);
+    if (entry.sequence == 0) continue;  // unused, or being rewritten
+    if (IsIntact(entry) && FitsItsSlot(entry, slot, calls)) {
+      entries.push_back(entry);
+    } else {
+      entries.push_back(MarkedOverwritten(entry.sequence));
+    }
   }
   std::sort(entries.begin(), entries.end(),
             [](const auto& a, const auto& b) { return a.sequence < b.sequence; });
@@ -43,14 +92,11 @@ std::vector<JournalEntry> Journal::Entries() const {
 }
 
 std::optional<JournalEntry> Journal::LastUnfinished() const {
-  std::optional<JournalEntry> last;
-  for (const auto& entry : region_->entries) {
-    if (entry.sequence != 0 && entry.state == CallState::kInFlight &&
-        (!last || entry.sequence > last->sequence)) {
-      last = entry;
-    }
+  const auto entries = Entries();
+  for (auto entry = entries.rbegin(); entry != entries.rend(); ++entry) {
+    if (entry->state == CallState::kInFlight) return *entry;
   }
-  return last;
+  return std::nullopt;
 }
 
 std::string Journal::WhereCallsStopped() const {
@@ -60,8 +106,14 @@ std::string Journal::WhereCallsStopped() const {
   }
   const auto entries = Entries();
   if (entries.empty()) return "before its first call";
-  return fmt::format("after {} returned (call #{})", abi::QualifiedName(entries.back().function),
-                     entries.back().sequence);
+  for (auto entry = entries.rbegin(); entry != entries.rend(); ++entry) {
+    if (entry->state == CallState::kOverwritten) continue;
+    std::string where = fmt::format("after {} returned (call #{})",
+                                    abi::QualifiedName(entry->function), entry->sequence);
+    if (entry != entries.rbegin()) where += fmt::format(", then {}", kOverwrittenEntry);
+    return where;
+  }
+  return fmt::format("at a point the journal cannot tell ({})", kOverwrittenEntry);
 }
 
 std::vector<std::string> Journal::DescribeLast(size_t count) const {
@@ -88,8 +140,10 @@ void Journal::Clear() {
 }
 
 std::string DescribeEntry(const JournalEntry& entry) {
+  if (!IsIntact(entry)) return std::string(kOverwrittenEntry);
   std::string arguments;
-  for (uint8_t i = 0; i < entry.argument_count; ++i) {
+  const size_t argument_count = std::min<size_t>(entry.argument_count, kMaxRecordedArguments);
+  for (size_t i = 0; i < argument_count; ++i) {
     if (i > 0) arguments += ", ";
     arguments += FormatArgument(entry.arguments[i]);
   }
@@ -104,6 +158,8 @@ std::string DescribeEntry(const JournalEntry& entry) {
       return call + " -> threw a C++ exception";
     case CallState::kReturned:
       break;
+    case CallState::kOverwritten:
+      return std::string(kOverwrittenEntry);
   }
   std::string outcome;
   if (entry.status_code != kNoStatus) {

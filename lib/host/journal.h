@@ -24,6 +24,9 @@
 namespace sectl::host {
 
 enum class CallState : uint8_t {
+  // Never written by sectl: what the parent reads in place of an entry that
+  // fails validation (the plugin's process can write the journal's memory).
+  kOverwritten = 0,
   kInFlight = 1,  // begun, not returned (yet, or ever)
   kReturned = 2,
   kMissing = 3,  // the plugin left this function pointer null; nothing was called
@@ -128,9 +131,12 @@ class Journal {
   std::optional<abi::PluginFunction> LastThrowingFunction() const;
 
   // The retained entries, oldest first (the newest kJournalCapacity calls).
+  // The region may live in memory the plugin's process can write, so every
+  // entry is copied out once and validated: one that cannot be what sectl
+  // wrote comes back with state kOverwritten (see IsIntact).
   std::vector<JournalEntry> Entries() const;
 
-  // The most recent call that began and never returned.
+  // The most recent call that began and never returned (intact entries only).
   std::optional<JournalEntry> LastUnfinished() const;
 
   // Where the calls stopped, for a process that died or hung: "in
@@ -149,7 +155,13 @@ class Journal {
   bool timed_ = true;
 };
 
-// "#12 SP_StreamExecutor.allocate(0x5581c0, 4096, 0, 0x7ffd10) -> OK, 1.2 us"
+// Whether every field of `entry` holds a value sectl could have written: a
+// known function, a known state, at most kMaxRecordedArguments arguments, a
+// nonzero sequence. (Whether the sequence matches its slot is Entries' test.)
+bool IsIntact(const JournalEntry& entry);
+
+// "#12 SP_StreamExecutor.allocate(0x5581c0, 4096, 0, 0x7ffd10) -> OK, 1.2 us";
+// an entry that is not intact reads "a journal entry the plugin overwrote".
 std::string DescribeEntry(const JournalEntry& entry);
 
 }  // namespace sectl::host

@@ -137,8 +137,7 @@ Expected<void> Platform::Register(const loader::PluginLibrary& library) {
   params->platform = platform.get();
   params->platform_fns = platform_fns.get();
 
-  auto initialized = dispatcher_.InvokeWithStatus(PluginFunction::kInitPlugin,
-                                                  library.init_plugin(), params.get());
+  auto initialized = dispatcher_.CallInitPlugin(library.init_plugin(), params.get());
   if (!initialized) return initialized;
 
   version_after_init_ = {params->major_version, params->minor_version, params->patch_version};
@@ -147,8 +146,8 @@ Expected<void> Platform::Register(const loader::PluginLibrary& library) {
   NoteOverrun("SP_PlatformFns", platform_fns);
 
   NoteStructSize(StructKind::kRegistrationParams, params->struct_size);
-  destroy_platform_ = params->destroy_platform;
-  destroy_platform_fns_ = params->destroy_platform_fns;
+  teardown_.destroy_platform = params->destroy_platform;
+  teardown_.destroy_platform_fns = params->destroy_platform_fns;
 
   // TensorFlow keeps copies; the plugin sees those addresses from now on.
   const auto platform_reading = NoteStructSize(StructKind::kPlatform, platform->struct_size);
@@ -172,11 +171,11 @@ void Platform::ValidatePlatform() {
                               version_offered_.patch, version_after_init_.major,
                               version_after_init_.minor, version_after_init_.patch));
   }
-  if (destroy_platform_ == nullptr) {
+  if (teardown_.destroy_platform == nullptr) {
     findings_.Add(Severity::kError, "registration.destroy_platform.missing",
                   abi::TensorFlowMissingMemberMessage(PluginFunction::kDestroyPlatform));
   }
-  if (destroy_platform_fns_ == nullptr) {
+  if (teardown_.destroy_platform_fns == nullptr) {
     findings_.Add(Severity::kError, "registration.destroy_platform_fns.missing",
                   abi::TensorFlowMissingMemberMessage(PluginFunction::kDestroyPlatformFns));
   }
@@ -210,8 +209,8 @@ void Platform::CreateDeviceFns() {
   auto device_fns = HandOver<SP_DeviceFns>(StructKind::kDeviceFns);
   auto params = HandOver<SE_CreateDeviceFnsParams>(StructKind::kCreateDeviceFnsParams);
   params->device_fns = device_fns.get();
-  auto created = dispatcher_.InvokeWithStatus(
-      PluginFunction::kCreateDeviceFns, platform_fns_.create_device_fns, &platform_, params.get());
+  auto created = dispatcher_.CallWithStatus<&SP_PlatformFns::create_device_fns>(
+      platform_fns_, &platform_, params.get());
   if (!created) {
     if (created.error().code() != ErrorCode::kUnimplemented) {
       findings_.Add(Severity::kError, "platform.create_device_fns.failed",
@@ -230,9 +229,8 @@ void Platform::CreateStreamExecutor() {
   auto stream_executor = HandOver<SP_StreamExecutor>(StructKind::kStreamExecutor);
   auto params = HandOver<SE_CreateStreamExecutorParams>(StructKind::kCreateStreamExecutorParams);
   params->stream_executor = stream_executor.get();
-  auto created =
-      dispatcher_.InvokeWithStatus(PluginFunction::kCreateStreamExecutor,
-                                   platform_fns_.create_stream_executor, &platform_, params.get());
+  auto created = dispatcher_.CallWithStatus<&SP_PlatformFns::create_stream_executor>(
+      platform_fns_, &platform_, params.get());
   if (!created) {
     if (created.error().code() != ErrorCode::kUnimplemented) {
       findings_.Add(Severity::kError, "platform.create_stream_executor.failed",
@@ -254,8 +252,8 @@ void Platform::CreateTimerFns() {
   // can be exercised, in the place older TensorFlow calls it.
   if (platform_fns_.create_timer_fns == nullptr) return;
   auto timer_fns = HandOver<SP_TimerFns>(StructKind::kTimerFns);
-  auto created = dispatcher_.InvokeWithStatus(
-      PluginFunction::kCreateTimerFns, platform_fns_.create_timer_fns, &platform_, timer_fns.get());
+  auto created = dispatcher_.CallWithStatus<&SP_PlatformFns::create_timer_fns>(
+      platform_fns_, &platform_, timer_fns.get());
   if (!created) {
     findings_.Add(Severity::kError, "platform.create_timer_fns.failed", created.error().message());
     return;
@@ -297,8 +295,8 @@ bool Platform::Provides(PluginFunction function) const {
   const auto& info = abi::InfoOf(function);
   const void* table = nullptr;
   if (info.struct_name == "SE_PlatformRegistrationParams") {
-    return function == PluginFunction::kDestroyPlatform ? destroy_platform_ != nullptr
-                                                        : destroy_platform_fns_ != nullptr;
+    return function == PluginFunction::kDestroyPlatform ? teardown_.destroy_platform != nullptr
+                                                        : teardown_.destroy_platform_fns != nullptr;
   }
   if (info.struct_name == "SP_PlatformFns") table = &platform_fns_;
   if (info.struct_name == "SP_DeviceFns") table = &device_fns_;
@@ -325,8 +323,8 @@ void Platform::ValidateRequiredMembers() {
 
 Expected<int> Platform::DeviceCount() const {
   int count = 0;
-  auto counted = dispatcher_.InvokeWithStatus(PluginFunction::kGetDeviceCount,
-                                              platform_fns_.get_device_count, &platform_, &count);
+  auto counted = dispatcher_.CallWithStatus<&SP_PlatformFns::get_device_count>(platform_fns_,
+                                                                               &platform_, &count);
   if (!counted) return tl::unexpected(counted.error());
   return count;
 }
@@ -339,22 +337,21 @@ Platform::~Platform() {
   // TensorFlow's ~CPlatform order (the older, explicit one; devices first,
   // which the caller guarantees by destroying every Device beforehand).
   if (has_device_fns_) {
-    (void)dispatcher_.Invoke(PluginFunction::kDestroyDeviceFns, platform_fns_.destroy_device_fns,
-                             &platform_, &device_fns_);
+    (void)dispatcher_.Call<&SP_PlatformFns::destroy_device_fns>(platform_fns_, &platform_,
+                                                                &device_fns_);
   }
   if (has_stream_executor_) {
-    (void)dispatcher_.Invoke(PluginFunction::kDestroyStreamExecutor,
-                             platform_fns_.destroy_stream_executor, &platform_,
-                             &stream_executor_as_filled_);
+    (void)dispatcher_.Call<&SP_PlatformFns::destroy_stream_executor>(platform_fns_, &platform_,
+                                                                     &stream_executor_as_filled_);
   }
   // Called even when create_timer_fns was not, as the newest TensorFlow does.
   if (platform_fns_.destroy_timer_fns != nullptr) {
-    (void)dispatcher_.Invoke(PluginFunction::kDestroyTimerFns, platform_fns_.destroy_timer_fns,
-                             &platform_, &timer_fns_);
+    (void)dispatcher_.Call<&SP_PlatformFns::destroy_timer_fns>(platform_fns_, &platform_,
+                                                               &timer_fns_);
   }
-  (void)dispatcher_.Invoke(PluginFunction::kDestroyPlatform, destroy_platform_, &platform_);
-  (void)dispatcher_.Invoke(PluginFunction::kDestroyPlatformFns, destroy_platform_fns_,
-                           &platform_fns_);
+  (void)dispatcher_.Call<&SE_PlatformRegistrationParams::destroy_platform>(teardown_, &platform_);
+  (void)dispatcher_.Call<&SE_PlatformRegistrationParams::destroy_platform_fns>(teardown_,
+                                                                               &platform_fns_);
 }
 
 }  // namespace sectl::host

@@ -157,8 +157,9 @@ class Platform {
   SP_DeviceFns device_fns_{};
   SP_StreamExecutor stream_executor_as_filled_{};
   SP_TimerFns timer_fns_{};
-  void (*destroy_platform_)(SP_Platform*) = nullptr;
-  void (*destroy_platform_fns_)(SP_PlatformFns*) = nullptr;
+  // The two teardown functions SE_InitPlugin left in its params (the
+  // params' other members point at storage that is gone after Register).
+  SE_PlatformRegistrationParams teardown_{};
 
   // The stream executor as read by the plugin's layout; what sectl calls.
   SP_StreamExecutor stream_executor_{};

@@ -11,32 +11,31 @@ using abi::PluginFunction;
 
 Expected<std::unique_ptr<Timer>> Timer::Create(const Device& device) {
   SP_Timer handle = nullptr;
-  auto created = device.dispatcher().InvokeWithStatus(
-      PluginFunction::kCreateTimer, device.fns().create_timer, device.plugin_device(), &handle);
+  auto created = device.dispatcher().CallWithStatus<&SP_StreamExecutor::create_timer>(
+      device.fns(), device.plugin_device(), &handle);
   if (!created) return tl::unexpected(created.error());
   return std::make_unique<Timer>(Passkey{}, device, handle);
 }
 
 Timer::~Timer() {
   if (handle_ == nullptr) return;
-  (void)device_.dispatcher().Invoke(PluginFunction::kDestroyTimer, device_.fns().destroy_timer,
-                                    device_.plugin_device(), handle_);
+  (void)device_.dispatcher().Call<&SP_StreamExecutor::destroy_timer>(
+      device_.fns(), device_.plugin_device(), handle_);
 }
 
 Expected<void> Timer::Start(const Stream& stream) {
-  return device_.dispatcher().InvokeWithStatus(PluginFunction::kStartTimer,
-                                               device_.fns().start_timer, device_.plugin_device(),
-                                               stream.handle(), handle_);
+  return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::start_timer>(
+      device_.fns(), device_.plugin_device(), stream.handle(), handle_);
 }
 
 Expected<void> Timer::Stop(const Stream& stream) {
-  return device_.dispatcher().InvokeWithStatus(PluginFunction::kStopTimer, device_.fns().stop_timer,
-                                               device_.plugin_device(), stream.handle(), handle_);
+  return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::stop_timer>(
+      device_.fns(), device_.plugin_device(), stream.handle(), handle_);
 }
 
 Expected<uint64_t> Timer::Nanoseconds() const {
-  return device_.dispatcher().Invoke(PluginFunction::kNanoseconds,
-                                     device_.platform().timer_fns().nanoseconds, handle_);
+  return device_.dispatcher().Call<&SP_TimerFns::nanoseconds>(device_.platform().timer_fns(),
+                                                              handle_);
 }
 
 }  // namespace sectl::host

@@ -8,10 +8,10 @@
 #include <map>
 
 #include "abi/struct_layouts.h"
-#include "base/file_digest.h"
 #include "host/compatibility.h"
 #include "host/device.h"
 #include "host/platform.h"
+#include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
 #include "tvm/device_api.h"
 
@@ -133,6 +133,8 @@ std::vector<Compatibility> CollectCompatibility(const loader::PluginLibrary& lib
 }  // namespace
 
 Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& journal) {
+  // Hashed before it is loaded; Open verifies it loads the file hashed.
+  const auto pinned = loader::PinPluginFile(options.plugin_path);
   auto library = loader::PluginLibrary::Open(options.plugin_path, {.lazy = options.lazy});
   if (!library) return tl::unexpected(library.error());
 
@@ -146,7 +148,7 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   report.plugin.size_bytes = library->identity().file_size;
   report.plugin.entry_symbol = "SE_InitPlugin";
   report.plugin.lazy_binding = options.lazy;
-  if (auto digest = Sha256OfFile(options.plugin_path)) report.plugin.sha256 = *digest;
+  if (pinned) report.plugin.sha256 = pinned->sha256();
 
   auto platform = host::Platform::Create(*library, journal, {.generation = options.generation});
   if (!platform) return tl::unexpected(platform.error().WithContext(options.plugin_path));
@@ -165,7 +167,18 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   std::vector<Finding> device_findings;
   if (auto count = registered.DeviceCount()) {
     report.device_count = *count;
-    if (*count > kMaxProbedDevices) {
+    if (*count == 0) {
+      // A machine without the device: a usable report, with the reason in it.
+      device_findings.push_back({"warning", "platform.device_count.none",
+                                 "get_device_count reported 0 devices: TensorFlow registers the "
+                                 "platform but creates no device, so no device was probed"});
+    } else if (*count < 0) {
+      device_findings.push_back(
+          {"error", "platform.device_count.negative",
+           fmt::format("get_device_count reported {} devices: a count is never negative, and "
+                       "TensorFlow would create no device",
+                       *count)});
+    } else if (*count > kMaxProbedDevices) {
       device_findings.push_back(
           {"warning", "platform.device_count.implausible",
            fmt::format("get_device_count reported {} devices; only the first {} were probed",

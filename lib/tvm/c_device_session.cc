@@ -39,8 +39,8 @@ CDeviceSession::~CDeviceSession() {
 Expected<int32_t> CDeviceSession::CallWith(Hook hook, void* context) const {
   const auto& info = abi::TvmDeviceHooks()[static_cast<size_t>(slot_) * kAllHooks.size() +
                                            static_cast<size_t>(hook)];
-  return host::Dispatcher(journal_).Invoke(info.function, hooks_[static_cast<size_t>(hook)],
-                                           context);
+  return host::Dispatcher(journal_).CallTvmDeviceHook(info.function,
+                                                      hooks_[static_cast<size_t>(hook)], context);
 }
 
 }  // namespace sectl::tvm
