@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "isolation/child_outcome.h"
 #include "isolation/child_process.h"
 
 namespace sectl::conform {
@@ -18,26 +19,25 @@ void RequireWorkingRun(CheckContext& check, const tvm::CDeviceSession& device) {
 
 IsolatedProbe RunIsolated(CheckContext& check, const std::function<std::string()>& probe,
                           std::chrono::milliseconds limit) {
+  const isolation::ChildOptions options{.timeout = limit, .backtrace_on_crash = false};
   auto child = isolation::RunInChildProcess(
       [&](int result_fd) {
-        isolation::WriteAll(result_fd, probe());
-        return 0;
+        isolation::WriteResult(result_fd, probe());
+        return isolation::kChildReported;
       },
-      {.timeout = limit, .backtrace_on_crash = false});
+      options);
   if (!child)
     check.Abort(fmt::format("sectl could not start a probe process: {}", child.error().message()));
-  switch (child->end) {
-    case isolation::ChildEnd::kExited:
-      if (child->exit_code == 0) return {true, child->result};
-      return {false, fmt::format("ended the process with status {} {}", child->exit_code,
-                                 check.journal().WhereCallsStopped())};
-    case isolation::ChildEnd::kSignaled:
-      return {false, fmt::format("crashed with {} {}", isolation::SignalName(child->signal),
-                                 check.journal().WhereCallsStopped())};
-    case isolation::ChildEnd::kTimedOut:
-      return {false, fmt::format("did not return within {:.0f} s: {}",
-                                 static_cast<double>(limit.count()) / 1e3,
-                                 check.journal().WhereCallsStopped())};
+  const isolation::ChildOutcome judged = isolation::JudgeChild(*child, options.confinement);
+  switch (judged.blame) {
+    case isolation::Blame::kNone:
+      return {true, child->result};
+    case isolation::Blame::kSectl:
+      check.Abort(judged.description);
+      break;
+    case isolation::Blame::kLimit:
+    case isolation::Blame::kPlugin:
+      return {false, fmt::format("{} {}", judged.description, check.journal().WhereCallsStopped())};
   }
   return {};
 }

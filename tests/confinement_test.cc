@@ -30,7 +30,7 @@ ChildResult RunConfined(const std::function<int(int)>& body, const ChildOptions&
 TEST(Confinement, TheChildLeadsItsOwnSessionSoItHasNoTerminal) {
   const ChildResult result = RunConfined([](int fd) {
     const bool leader = ::getsid(0) == ::getpid() && ::getpgid(0) == ::getpid();
-    WriteAll(fd, leader ? "session leader" : "not a leader");
+    WriteResult(fd, leader ? "session leader" : "not a leader");
     return 0;
   });
   EXPECT_EQ(result.result, "session leader");
@@ -46,7 +46,7 @@ TEST(Confinement, StdinIsDevNullEvenWhenSectlsStdinStaysOpen) {
   const ChildResult result = RunConfined(
       [](int fd) {
         char byte = 0;
-        WriteAll(fd, std::to_string(::read(STDIN_FILENO, &byte, 1)));
+        WriteResult(fd, std::to_string(::read(STDIN_FILENO, &byte, 1)));
         return 0;
       },
       {.timeout = 10s});
@@ -64,8 +64,8 @@ TEST(Confinement, TheChildInheritsNoDescriptorButStdioAndItsChannel) {
     for (int candidate = 3; candidate < 1024; ++candidate) {
       if (::fcntl(candidate, F_GETFD) != -1) ++open_descriptors;
     }
-    WriteAll(fd, std::to_string(open_descriptors) +
-                     (::fcntl(stray, F_GETFD) == -1 ? " closed" : " open"));
+    WriteResult(fd, std::to_string(open_descriptors) +
+                        (::fcntl(stray, F_GETFD) == -1 ? " closed" : " open"));
     return 0;
   });
   ::close(stray);
@@ -84,8 +84,9 @@ TEST(Confinement, TheEnvironmentKeepsTheAllowlistAndPassedNamesOnly) {
           const char* found = std::getenv(name);
           return std::string(found != nullptr ? found : "(unset)");
         };
-        WriteAll(fd, value("SECTL_CONFINEMENT_SECRET") + " " + value("SECTL_CONFINEMENT_PASSED") +
-                         " " + value("LC_TIME") + " " + value("PATH").substr(0, 1));
+        WriteResult(fd, value("SECTL_CONFINEMENT_SECRET") + " " +
+                            value("SECTL_CONFINEMENT_PASSED") + " " + value("LC_TIME") + " " +
+                            value("PATH").substr(0, 1));
         return 0;
       },
       options);
@@ -116,7 +117,10 @@ TEST(Confinement, TheCpuLimitKillsASpinningChildAndSaysSo) {
       options);
   EXPECT_EQ(result.end, ChildEnd::kSignaled);
   EXPECT_EQ(SignalName(result.signal), "SIGXCPU");
-  EXPECT_GE(result.cpu_seconds, 0.9);
+  // The kernel sends SIGXCPU on its own account of CPU time; the one
+  // wait4(2) reports is sampled at clock ticks and reads up to ~20% low on a
+  // loaded machine (0.80 s seen), so only "it spun for most of it" is sure.
+  EXPECT_GE(result.cpu_seconds, 0.5);
   EXPECT_TRUE(ExceededCpuLimit(result, options.confinement));
   const auto described = DescribeExhaustion(result, options.confinement);
   ASSERT_TRUE(described.has_value());
@@ -133,11 +137,11 @@ TEST(Confinement, TheMemoryLimitFailsAnAllocationAndSaysSo) {
       [](int fd) {
         std::vector<std::vector<char>> hoard;
         for (;;) hoard.emplace_back(size_t{4} << 20, 'x');  // throws std::bad_alloc at the limit
-        WriteAll(fd, "never");
+        WriteResult(fd, "never");
         return 0;
       },
       options);
-  EXPECT_NE(result.output.find(kAllocationFailedMarker), std::string::npos) << result.output;
+  EXPECT_TRUE(result.allocation_failed) << result.output;
   const auto described = DescribeExhaustion(result, options.confinement);
   ASSERT_TRUE(described.has_value());
   EXPECT_TRUE(described->starts_with("exceeded --memory-limit 64MiB: an allocation failed"))

@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "sectl_process.h"
 
@@ -69,17 +72,52 @@ const json* ResultOf(const json& report, const std::string& id) {
   return nullptr;
 }
 
+// The checks each reference plugin skips, with a phrase of the reason: cpu
+// provides every optional member; minimal leaves out timers, unified memory,
+// block_host_until_done and sync_memcpy_dtod, which TensorFlow 2.5 to 2.15
+// would not accept.
+std::map<std::string, std::map<std::string, std::string>> ExpectedSkips() {
+  return {
+      {"sectl_cpu", {}},
+      {"sectl_minimal",
+       {{"compat.tf_2_5", "TensorFlow 2.5 to 2.6 would refuse this plugin"},
+        {"compat.tf_2_7", "TensorFlow 2.7 to 2.9 would refuse this plugin"},
+        {"compat.tf_2_10", "TensorFlow 2.10 to 2.15 would refuse this plugin"},
+        {"memcpy.sync_dtod", "does not provide sync_memcpy_dtod"},
+        {"memory.unified_memory", "does not set supports_unified_memory"},
+        {"stream.block_host_until_done", "provides no block_host_until_done"},
+        {"timer.measures_stream_time", "provides no timers"},
+        {"timer.nanoseconds_unit", "provides no timers"}}},
+  };
+}
+
 TEST(Conform, BothReferencePluginsPassEverything) {
-  for (const std::string& plugin : {std::string(), ReferencePlugin("sectl_minimal")}) {
+  for (const auto& [name, expected_skips] : ExpectedSkips()) {
+    // sectl_cpu is the bundled default: no plugin argument.
     const json report =
-        Conform(plugin.empty() ? std::vector<std::string>{} : std::vector<std::string>{plugin}, 0);
-    EXPECT_EQ(report["schema_version"], 2);
+        Conform(name == "sectl_cpu" ? std::vector<std::string>{}
+                                    : std::vector<std::string>{ReferencePlugin(name)},
+                0);
+    EXPECT_EQ(report["schema_version"], 3);
     EXPECT_TRUE(report["load_error"].is_null());
     EXPECT_GE(report["results"].size(), 4u);
+    std::map<std::string, std::string> skipped;
     for (const json& result : report["results"]) {
-      // Skips are for optional members the plugin lacks (minimal has several).
       EXPECT_TRUE(result["status"] == "pass" || result["status"] == "skip")
-          << plugin << ": " << result.dump(2);
+          << name << ": " << result.dump(2);
+      if (result["status"] == "skip") skipped[result["id"]] = result["message"];
+    }
+    // Exactly the expected skips, each for its reason: a check that starts
+    // skipping on a reference plugin hides a regression.
+    std::set<std::string> skipped_ids;
+    std::set<std::string> expected_ids;
+    for (const auto& entry : skipped) skipped_ids.insert(entry.first);
+    for (const auto& entry : expected_skips) expected_ids.insert(entry.first);
+    EXPECT_EQ(skipped_ids, expected_ids) << name;
+    for (const auto& [id, reason] : expected_skips) {
+      if (skipped.count(id) == 0) continue;
+      EXPECT_NE(skipped[id].find(reason), std::string::npos)
+          << name << " " << id << ": " << skipped[id];
     }
     EXPECT_EQ(report["summary"]["pass"].get<size_t>() + report["summary"]["skip"].get<size_t>(),
               report["results"].size());
@@ -175,16 +213,44 @@ TEST(Conform, FilterSelectsByGlob) {
   }
 }
 
+// The ids `conform --list` selects with `arguments`, in order.
+std::vector<std::string> ListedIds(std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), {"conform", "--list", "--format", "json"});
+  const CommandResult listed = RunSectl(arguments);
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  std::vector<std::string> ids;
+  try {
+    for (const json& check : json::parse(listed.out)) ids.push_back(check["id"]);
+  } catch (const json::exception& error) {
+    ADD_FAILURE() << "--list output is not JSON: " << error.what() << "\n" << listed.out;
+  }
+  return ids;
+}
+
 TEST(Conform, ShardsPartitionTheSuite) {
+  // Selection is the same whether the checks are listed or run (below), so
+  // the partition is shown on the lists: no run of the whole suite.
   std::multiset<std::string> union_of_shards;
   for (int index = 0; index < 3; ++index) {
-    const json report = Conform({"--shard", std::to_string(index) + "/3"}, 0);
-    for (const json& result : report["results"]) union_of_shards.insert(result["id"]);
+    const std::vector<std::string> shard = ListedIds({"--shard", std::to_string(index) + "/3"});
+    EXPECT_FALSE(shard.empty()) << "shard " << index;
+    union_of_shards.insert(shard.begin(), shard.end());
   }
-  const json full_run = Conform({}, 0);
-  std::multiset<std::string> whole;
-  for (const json& result : full_run["results"]) whole.insert(result["id"]);
-  EXPECT_EQ(union_of_shards, whole);
+  const std::vector<std::string> whole_list = ListedIds({});
+  EXPECT_EQ(union_of_shards, std::multiset<std::string>(whole_list.begin(), whole_list.end()));
+
+  // A run of one shard (of a small part, to be quick) runs what --list says.
+  const std::vector<std::string> arguments{"--filter", "registration.*:device.*", "--shard", "1/2"};
+  std::vector<std::string> run_arguments = arguments;
+  run_arguments.emplace_back("--no-throughput");
+  std::vector<std::string> ran;
+  const json shard_run = Conform(run_arguments, 0);
+  for (const json& result : shard_run["results"]) ran.push_back(result["id"]);
+  std::vector<std::string> listed = ListedIds(arguments);
+  std::sort(ran.begin(), ran.end());
+  std::sort(listed.begin(), listed.end());
+  EXPECT_FALSE(listed.empty());
+  EXPECT_EQ(ran, listed);
 }
 
 TEST(Conform, RepeatAndShuffleAreReproducible) {

@@ -249,7 +249,7 @@ INSTANTIATE_TEST_SUITE_P(
         LoadFailure{"draft_entry_point", {}, "exports SE_InitializePlugin"},
         LoadFailure{"init_fails", {}, "SE_InitPlugin failed: UNAVAILABLE: fixture: no device"},
         LoadFailure{"crash_in_init", {}, "crashed with SIGSEGV in SE_InitPlugin"},
-        LoadFailure{"exit_in_init", {}, "ended the process with exit status 7 in SE_InitPlugin"},
+        LoadFailure{"exit_in_init", {}, "exited with status 7 without reporting in SE_InitPlugin"},
         LoadFailure{
             "hang_in_init", {"--timeout", "0.5"}, "did not return within 0 s in SE_InitPlugin"},
         LoadFailure{"does_not_exist", {}, "no such file"}),

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "base/file_digest.h"
 #include "base/timestamp.h"
 #include "bench/bench_json.h"
 #include "bench/latency_bench.h"
@@ -17,16 +16,17 @@
 #include "host/journal.h"
 #include "host/platform.h"
 #include "isolation/child_error.h"
+#include "isolation/child_outcome.h"
 #include "isolation/child_process.h"
 #include "isolation/shared_memory.h"
+#include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
 
 namespace sectl::bench {
 namespace {
 
-// The child's exit codes: a report, or an error about the plugin.
-constexpr int kChildReported = 0;
-constexpr int kChildFailed = 3;
+using isolation::kChildFailed;
+using isolation::kChildReported;
 
 // Progress shared by the measuring child with the supervising parent. The
 // step text is guarded by a sequence number (odd while being written), so
@@ -68,6 +68,14 @@ Expected<BenchReport> Measure(const BenchOptions& options, host::Journal& journa
   if (!platform) return tl::unexpected(platform.error());
   auto count = (*platform)->DeviceCount();
   if (!count) return tl::unexpected(count.error());
+  if (*count < 1) {
+    // A machine without the device, or a count no device list can have:
+    // nothing to measure, and no ordinal the user could have chosen instead.
+    return Fail(ErrorCode::kPluginError,
+                fmt::format("the plugin reports no devices (get_device_count answered {}): "
+                            "nothing to measure",
+                            *count));
+  }
   if (options.device_ordinal < 0 || options.device_ordinal >= *count) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("--device {}: the plugin has {} device{} (ordinals 0 to {})",
@@ -97,8 +105,38 @@ Expected<BenchReport> Measure(const BenchOptions& options, host::Journal& journa
   return report;
 }
 
+// How many steps (measurements, each announced with on_step) a run makes at
+// most, from the options alone: the parent's own count, which nothing the
+// plugin writes can change. The host memory kinds default to one.
+int MostSteps(const BenchOptions& options) {
+  if (options.kind == BenchKind::kLatency) {
+    return static_cast<int>(LatencyOperationNames().size());
+  }
+  const MemcpyBenchOptions& memcpy = options.memcpy;
+  const size_t host_memories = std::max<size_t>(1, memcpy.host_memories.size());
+  size_t paths = 0;
+  for (const Direction direction : memcpy.directions) {
+    paths += memcpy.modes.size() * (direction == Direction::kDeviceToDevice ? 1 : host_memories);
+  }
+  return static_cast<int>(memcpy.sizes.size() * (paths + 1));
+}
+
+// The measuring child's deadline, on the parent's clock: --timeout for the
+// setup (loading, registering, creating the device) and for each step the
+// parent expects. The progress counters in shared memory are the plugin's
+// to write, so they may end a run sooner (Supervise), never later.
+std::chrono::milliseconds RunDeadline(const BenchOptions& options) {
+  // A year at most: ChildProcess compares it with the clock's nanoseconds.
+  constexpr std::chrono::milliseconds kLongest = std::chrono::hours(24 * 365);
+  const int64_t phases = int64_t{MostSteps(options)} + 1;
+  const int64_t each = std::max<int64_t>(options.stall_timeout.count(), 1);
+  if (each > kLongest.count() / phases) return kLongest;
+  return std::chrono::milliseconds(each * phases);
+}
+
 // Supervises the measuring child: reports progress, and kills it when it
 // stops making any (no plugin call returns and no measurement finishes).
+// Its deadline (RunDeadline) is the child's own, kept by ChildProcess.
 Expected<isolation::ChildResult> Supervise(isolation::ChildProcess& child,
                                            const BenchOptions& options,
                                            const ProgressRegion& progress,
@@ -153,36 +191,40 @@ Expected<BenchReport> MeasureIsolated(const BenchOptions& options) {
         isolation::WriteResult(result_fd, BenchReportToJsonText(*report));
         return kChildReported;
       },
-      // The stall timeout bounds a hang; this bounds a run that keeps
-      // making progress for ever.
-      {.timeout = std::chrono::hours(6), .confinement = options.confinement});
+      // The stall timeout ends a hang early; this bounds a run whatever
+      // the plugin writes into the progress counters.
+      {.timeout = RunDeadline(options), .confinement = options.confinement});
   if (!child) return tl::unexpected(child.error());
   auto ended = Supervise(*child, options, *progress->get(), journal);
   if (!ended) return tl::unexpected(ended.error());
 
   const std::string& plugin = options.plugin_path;
-  switch (ended->end) {
-    case isolation::ChildEnd::kTimedOut:
-      return Fail(ErrorCode::kTimeout,
-                  fmt::format("{}: the benchmark did not finish in time {}; it was killed", plugin,
-                              journal.WhereCallsStopped()));
-    case isolation::ChildEnd::kSignaled:
-      if (auto exhaustion = isolation::DescribeExhaustion(*ended, options.confinement)) {
-        return Fail(ErrorCode::kCrashed, fmt::format("{}: the plugin {} {}", plugin, *exhaustion,
-                                                     journal.WhereCallsStopped()));
+  const isolation::ChildOutcome judged = isolation::JudgeChild(*ended, options.confinement);
+  switch (judged.blame) {
+    case isolation::Blame::kSectl:
+      return Fail(ErrorCode::kInternal, judged.description);
+    case isolation::Blame::kLimit:
+    case isolation::Blame::kPlugin: {
+      if (ended->end == isolation::ChildEnd::kTimedOut) {
+        return Fail(
+            ErrorCode::kTimeout,
+            fmt::format("{}: the benchmark did not finish within {:.0f} s (--timeout {:.0f} "
+                        "s for the setup and for each of its {} steps) {}; it was killed",
+                        plugin, static_cast<double>(ended->timeout.count()) / 1e3,
+                        static_cast<double>(options.stall_timeout.count()) / 1e3,
+                        MostSteps(options), journal.WhereCallsStopped()));
       }
-      return Fail(ErrorCode::kCrashed,
-                  fmt::format("{}: the plugin crashed with {} {}", plugin,
-                              isolation::SignalName(ended->signal), journal.WhereCallsStopped()));
-    case isolation::ChildEnd::kExited:
+      const ErrorCode code = ended->end == isolation::ChildEnd::kTimedOut ? ErrorCode::kTimeout
+                             : ended->end == isolation::ChildEnd::kExited ? ErrorCode::kPluginError
+                                                                          : ErrorCode::kCrashed;
+      return Fail(code, fmt::format("{}: the plugin {} {}", plugin, judged.description,
+                                    journal.WhereCallsStopped()));
+    }
+    case isolation::Blame::kNone:
       break;
   }
-  if (ended->exit_code == kChildFailed && !ended->result.empty())
+  if (ended->exit_code == kChildFailed) {
     return tl::unexpected(isolation::DecodeChildError(ended->result, "the bench process"));
-  if (ended->exit_code != kChildReported || ended->result.empty()) {
-    return Fail(ErrorCode::kPluginError,
-                fmt::format("{}: the plugin ended the process with exit status {} {}", plugin,
-                            ended->exit_code, journal.WhereCallsStopped()));
   }
   auto report = ParseBenchReport(ended->result);
   if (!report) return tl::unexpected(report.error().WithContext("reading the benchmark's report"));
@@ -193,6 +235,8 @@ Expected<BenchReport> MeasureIsolated(const BenchOptions& options) {
 
 Expected<BenchReport> RunBench(const BenchOptions& options) {
   const auto started = std::chrono::system_clock::now();
+  // Hashed before it is measured; every load verifies it is the file hashed.
+  const auto pinned = loader::PinPluginFile(options.plugin_path);
   Expected<BenchReport> report;
   if (options.isolate) {
     report = MeasureIsolated(options);
@@ -205,7 +249,7 @@ Expected<BenchReport> RunBench(const BenchOptions& options) {
 
   report->tool_version = options.tool_version;
   report->plugin_path = options.plugin_path;
-  if (auto digest = Sha256OfFile(options.plugin_path)) report->plugin_sha256 = *digest;
+  if (pinned) report->plugin_sha256 = pinned->sha256();
   report->host = DescribeHost();
   report->command_line = options.command_line;
   report->started_at = IsoTimestamp(started);

@@ -3,14 +3,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <poll.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "base/json_text.h"
+#include "isolation/child_outcome.h"
 #include "isolation/child_process.h"
 #include "isolation/guard_malloc.h"
+#include "isolation/interruption.h"
 #include "isolation/shared_memory.h"
 
 namespace sectl::conform {
@@ -25,8 +29,7 @@ constexpr size_t kMaxLogBytes = 4096;
 constexpr size_t kJournalLinesInResult = 10;
 constexpr int kWaitMilliseconds = 20;
 
-// The child's exit code when it wrote an outcome.
-constexpr int kChildReported = 0;
+using isolation::kChildReported;
 
 // How often a check is run again with another broken function avoided: a
 // plugin with more broken basics than this has told its story already.
@@ -49,17 +52,18 @@ CheckResult NewResult(const PlannedCheck& planned, const abi::HostGeneration& ge
 std::string EncodeOutcome(const CheckOutcome& outcome) {
   std::vector<int> culprits;
   for (auto function : outcome.culprits) culprits.push_back(static_cast<int>(function));
-  return nlohmann::json{{"status", report::StatusName(outcome.status)},
-                        {"message", outcome.message},
-                        {"details", outcome.details},
-                        {"culprits", culprits},
-                        {"exception_across_api", outcome.exception_across_api}}
-      .dump();
+  return EncodeJson(nlohmann::json{{"status", report::StatusName(outcome.status)},
+                                   {"message", outcome.message},
+                                   {"details", outcome.details},
+                                   {"culprits", culprits},
+                                   {"exception_across_api", outcome.exception_across_api}});
 }
 
 std::optional<CheckOutcome> DecodeOutcome(const std::string& text) {
   try {
-    const auto document = nlohmann::json::parse(text);
+    // Depth-bounded (a null document fails at() below): the details end up in
+    // the report, whose encoder recurses.
+    const auto document = ParseUntrustedJson(text).value_or(nlohmann::json());
     auto status = report::ParseStatus(document.at("status").get<std::string>());
     if (!status) return std::nullopt;
     CheckOutcome outcome{*status,
@@ -124,80 +128,86 @@ std::string TruncatedLog(const std::string& output, bool truncated) {
   return log;
 }
 
+// Processes the check's process left running (a daemon it forked, an
+// orphan that changed session): sectl ended them, and says so. At most a
+// warning: TensorFlow itself is not harmed by them, whichever generation;
+// the machine that runs it is, which is why a passing check still says so.
+void ReportStrayProcesses(const isolation::ChildResult& child, CheckResult& result) {
+  if (child.stray_processes <= 0) return;
+  const std::string what = fmt::format(
+      "the plugin left {} process(es) running after the check's process ended; sectl "
+      "ended them",
+      child.stray_processes);
+  if (result.status == CheckStatus::kPass) {
+    result.status = CheckStatus::kWarn;
+    result.message = what;
+  } else {
+    result.message = fmt::format("{}; {}", result.message, what);
+  }
+}
+
 // Turns how a check's process ended into its result, and the plugin
 // functions it blames into `culprits`.
 void Interpret(const CheckDefinition& check, const isolation::ChildResult& child,
-               const host::Journal& journal, std::chrono::milliseconds timeout,
-               const isolation::Confinement& confinement, CheckResult& result,
-               std::vector<abi::PluginFunction>& culprits, bool& exception_across_api) {
+               const host::Journal& journal, const isolation::Confinement& confinement,
+               CheckResult& result, std::vector<abi::PluginFunction>& culprits,
+               bool& exception_across_api) {
   result.duration_s = child.seconds;
-  auto output = isolation::SplitBacktrace(child.output);
-  result.log = TruncatedLog(output.plugin_output, child.output_truncated);
-  if (!output.backtrace.empty()) result.details["backtrace"] = output.backtrace;
-  switch (child.end) {
-    case isolation::ChildEnd::kTimedOut:
-      result.status = CheckStatus::kTimeout;
-      result.message =
-          fmt::format("did not finish within {:.0f} s; the plugin was {}",
-                      static_cast<double>(timeout.count()) / 1e3, journal.WhereCallsStopped());
+  result.log = TruncatedLog(child.output, child.output_truncated);
+  if (!child.backtrace.empty()) result.details["backtrace"] = child.backtrace;
+  if (child.stray_processes > 0) result.details["stray_processes"] = child.stray_processes;
+  const isolation::ChildOutcome judged = isolation::JudgeChild(child, confinement);
+  switch (judged.blame) {
+    case isolation::Blame::kSectl:
+      result.status = CheckStatus::kError;
+      result.message = judged.description;
       break;
-    case isolation::ChildEnd::kSignaled:
-      result.status = CheckStatus::kCrash;
-      result.message =
-          fmt::format("the process crashed with {} {}", isolation::SignalName(child.signal),
-                      journal.WhereCallsStopped());
-      // What the guard-page allocator saw, when the crash was on one of its pages.
-      if (auto fault = isolation::FindGuardPageFault(output.plugin_output)) {
-        result.message = fmt::format("{}: {}", *fault, result.message);
-        result.details["guard_page_fault"] = *fault;
-      }
+    case isolation::Blame::kLimit:
+      // Running out of a resource sectl limited is the plugin's doing; a
+      // limit on CPU time is a limit on time, if not on the clock's.
+      result.status = isolation::ExceededCpuLimit(child, confinement) ? CheckStatus::kTimeout
+                                                                      : CheckStatus::kCrash;
+      result.message = fmt::format("{} {}", judged.description, journal.WhereCallsStopped());
+      result.details["resource_limit"] = judged.description;
       break;
-    case isolation::ChildEnd::kExited:
-      if (child.exit_code == isolation::kConfinementFailed &&
-          child.result.starts_with(isolation::kConfinementFailedPrefix)) {
-        result.status = CheckStatus::kError;
-        result.message = child.result;
-        break;
-      }
-      if (child.exit_code == isolation::kResultChannelLost) {
+    case isolation::Blame::kPlugin:
+      if (child.end == isolation::ChildEnd::kTimedOut) {
+        result.status = CheckStatus::kTimeout;
+        result.message =
+            fmt::format("{}; the plugin was {}", judged.description, journal.WhereCallsStopped());
+      } else {
         result.status = CheckStatus::kCrash;
-        result.message = fmt::format(
-            "the plugin closed or replaced the descriptor sectl reads the check's outcome from, {}",
-            journal.WhereCallsStopped());
-        break;
+        result.message =
+            fmt::format("the process {} {}", judged.description, journal.WhereCallsStopped());
       }
-      if (child.exit_code == kChildReported) {
-        if (auto outcome = DecodeOutcome(child.result)) {
-          result.status = outcome->status;
-          result.message = std::move(outcome->message);
-          result.details = std::move(outcome->details);
-          culprits = std::move(outcome->culprits);
-          exception_across_api = outcome->exception_across_api;
-          break;
-        }
-        if (!child.result.empty()) {
-          result.status = CheckStatus::kError;
-          result.message = "sectl could not read the check's outcome";
-          break;
-        }
+      // What the guard-page allocator saw, when the crash was on one of its pages.
+      if (child.end == isolation::ChildEnd::kSignaled && child.guard_page_fault) {
+        result.message = fmt::format("{}: {}", *child.guard_page_fault, result.message);
+        result.details["guard_page_fault"] = *child.guard_page_fault;
       }
-      // No outcome: the plugin ended the process (exit(), _exit()).
-      result.status = CheckStatus::kCrash;
-      result.message = fmt::format("the process exited with status {} without reporting, {}",
-                                   child.exit_code, journal.WhereCallsStopped());
       break;
-  }
-  // Running out of a resource sectl limited is the plugin's doing, and what
-  // a reader needs to know first.
-  if (auto exhaustion = isolation::DescribeExhaustion(child, confinement);
-      exhaustion && result.status != CheckStatus::kPass) {
-    if (isolation::ExceededCpuLimit(child, confinement)) {
-      result.status = CheckStatus::kTimeout;  // a limit on time, if not on the clock's
-      result.message = fmt::format("{} {}", *exhaustion, journal.WhereCallsStopped());
-    } else {
-      result.message = fmt::format("{}: {}", *exhaustion, result.message);
-    }
-    result.details["resource_limit"] = *exhaustion;
+    case isolation::Blame::kNone:
+      if (auto outcome = DecodeOutcome(child.result)) {
+        result.status = outcome->status;
+        result.message = std::move(outcome->message);
+        if (!result.details.empty() && outcome->details.is_object()) {
+          outcome->details.update(result.details);
+        }
+        result.details = std::move(outcome->details);
+        culprits = std::move(outcome->culprits);
+        exception_across_api = outcome->exception_across_api;
+        // The check ran into a limit and said so in its own terms.
+        if (auto exhaustion = isolation::DescribeExhaustion(child, confinement);
+            exhaustion && result.status != CheckStatus::kPass) {
+          result.message = fmt::format("{}: {}", *exhaustion, result.message);
+          result.details["resource_limit"] = *exhaustion;
+        }
+      } else {
+        // Framed with the child's key, so sectl's own code wrote it.
+        result.status = CheckStatus::kError;
+        result.message = "sectl could not read the check's outcome";
+      }
+      break;
   }
   // A process that died or hung inside a plugin function: that function is
   // the culprit, and when the check only uses it, the check is blocked.
@@ -214,6 +224,7 @@ void Interpret(const CheckDefinition& check, const isolation::ChildResult& child
       }
     }
   }
+  ReportStrayProcesses(child, result);
   if (result.status != CheckStatus::kPass) {
     result.journal = journal.DescribeLast(kJournalLinesInResult);
   }
@@ -262,6 +273,21 @@ CheckResult RunInProcess(const PlannedCheck& planned, const CheckSettings& setti
   return result;
 }
 
+// A check whose process sectl killed because sectl itself was interrupted:
+// not the plugin's doing, and no verdict on it.
+CheckResult StoppedByInterruption(const PlannedCheck& planned,
+                                  const abi::HostGeneration& generation,
+                                  const isolation::ChildResult& child) {
+  CheckResult result = NotRunBecauseInterrupted(planned, generation, child.signal);
+  result.message = fmt::format(
+      "not finished: sectl was interrupted by {} while the check ran, and ended its process",
+      isolation::SignalName(child.signal));
+  result.duration_s = child.seconds;
+  result.log = TruncatedLog(child.output, child.output_truncated);
+  if (child.stray_processes > 0) result.details["stray_processes"] = child.stray_processes;
+  return result;
+}
+
 // One run of a planned check: the first, or another without functions
 // that crashed or hung in an earlier run (see FunctionToAvoid).
 struct Attempt {
@@ -278,7 +304,29 @@ struct Slot {
   Attempt attempt;
 };
 
+// Marks every journal but `chosen`'s as not inherited by the next fork, so a
+// check's process maps its own journal only: a plugin that overwrites every
+// shared mapping it finds cannot reach the journal of a check running beside
+// it (-j), which sectl would otherwise read as that check's calls.
+void InheritOnlyJournalOf(const Slot& chosen, const std::vector<Slot>& slots) {
+  for (const Slot& slot : slots) {
+    // It fails only for a range that is not mapped, which a slot's is.
+    (void)::madvise(slot.region.get(), sizeof(host::JournalRegion),
+                    &slot == &chosen ? MADV_DOFORK : MADV_DONTFORK);
+  }
+}
+
 }  // namespace
+
+CheckResult NotRunBecauseInterrupted(const PlannedCheck& planned,
+                                     const abi::HostGeneration& generation, int signal) {
+  CheckResult result = NewResult(planned, generation);
+  result.status = CheckStatus::kSkip;
+  result.message =
+      fmt::format("not run: sectl was interrupted by {}", isolation::SignalName(signal));
+  result.details["interrupted"] = isolation::SignalName(signal);
+  return result;
+}
 
 std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
                                    const RunnerOptions& options) {
@@ -288,18 +336,14 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
     if (options.on_result) options.on_result(results[index]);
   };
   if (!options.isolate) {
-    for (size_t i = 0; i < plan.size(); ++i) deliver(i, RunInProcess(plan[i], options.settings));
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const int signal = isolation::InterruptedBy();
+      deliver(i, signal != 0
+                     ? NotRunBecauseInterrupted(plan[i], options.settings.generation, signal)
+                     : RunInProcess(plan[i], options.settings));
+    }
     return results;
   }
-
-  std::vector<Slot> slots;
-  for (int i = 0; i < std::max(1, options.jobs); ++i) {
-    auto region = isolation::SharedObject<host::JournalRegion>::Create();
-    if (!region) break;
-    slots.push_back({std::move(*region), std::nullopt, Attempt{}});
-  }
-  std::deque<Attempt> waiting;
-  for (size_t i = 0; i < plan.size(); ++i) waiting.push_back({.plan_index = i});
 
   auto harness_error = [&](size_t index, const Error& error) {
     CheckResult result = NewResult(plan[index], options.settings.generation);
@@ -308,8 +352,36 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
     deliver(index, std::move(result));
   };
 
+  std::vector<Slot> slots;
+  std::optional<Error> slot_failure;
+  for (int i = 0; i < std::max(1, options.jobs); ++i) {
+    auto region = isolation::SharedObject<host::JournalRegion>::Create();
+    if (!region) {
+      slot_failure = region.error();
+      break;
+    }
+    slots.push_back({std::move(*region), std::nullopt, Attempt{}});
+  }
+  if (slots.empty()) {
+    // Not one journal: nothing can run, and waiting for a free slot would
+    // never end.
+    for (size_t i = 0; i < plan.size(); ++i) harness_error(i, *slot_failure);
+    return results;
+  }
+  std::deque<Attempt> waiting;
+  for (size_t i = 0; i < plan.size(); ++i) waiting.push_back({.plan_index = i});
+
   size_t running = 0;
   while (!waiting.empty() || running > 0) {
+    // Interrupted: nothing new starts; the running checks' processes are
+    // dead already (isolation/interruption.h) and end below.
+    if (const int signal = isolation::InterruptedBy(); signal != 0) {
+      for (const Attempt& attempt : waiting) {
+        deliver(attempt.plan_index, NotRunBecauseInterrupted(plan[attempt.plan_index],
+                                                             options.settings.generation, signal));
+      }
+      waiting.clear();
+    }
     for (auto& slot : slots) {
       if (slot.child || waiting.empty()) continue;
       Attempt attempt = std::move(waiting.front());
@@ -319,6 +391,7 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
       const PlannedCheck& planned = plan[attempt.plan_index];
       CheckSettings settings = options.settings;
       settings.avoid.insert(settings.avoid.end(), attempt.avoid.begin(), attempt.avoid.end());
+      InheritOnlyJournalOf(slot, slots);
       auto child = isolation::ChildProcess::Start(
           [&](int result_fd) { return RunInChild(*planned.check, settings, journal, result_fd); },
           {.timeout = options.timeout, .confinement = options.confinement});
@@ -340,13 +413,21 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
     for (auto& slot : slots) {
       if (!slot.child || !slot.child->Poll()) continue;
       Attempt& attempt = slot.attempt;
+      if (slot.child->result().end == isolation::ChildEnd::kInterrupted) {
+        deliver(attempt.plan_index,
+                StoppedByInterruption(plan[attempt.plan_index], options.settings.generation,
+                                      slot.child->result()));
+        slot.child.reset();
+        --running;
+        continue;
+      }
       const CheckDefinition& check = *plan[attempt.plan_index].check;
       CheckResult result = NewResult(plan[attempt.plan_index], options.settings.generation);
       host::Journal journal(slot.region.get());
       std::vector<abi::PluginFunction> culprits;
       bool exception_across_api = false;
-      Interpret(check, slot.child->result(), journal, options.timeout, options.confinement, result,
-                culprits, exception_across_api);
+      Interpret(check, slot.child->result(), journal, options.confinement, result, culprits,
+                exception_across_api);
       slot.child.reset();
       --running;
       if (auto avoid = FunctionToAvoid(result, culprits, attempt.avoid)) {
@@ -406,40 +487,39 @@ Expected<PluginFacts> Preflight(const CheckSettings& settings, std::chrono::mill
         nlohmann::json answer = facts ? nlohmann::json{{"abi_vintage", facts->abi_vintage},
                                                        {"device_count", facts->device_count}}
                                       : nlohmann::json{{"error", facts.error().message()}};
-        isolation::WriteResult(result_fd, answer.dump());
+        // The error may carry the plugin's own text, which need not be UTF-8.
+        isolation::WriteResult(result_fd, EncodeJson(answer));
         return kChildReported;
       },
       {.timeout = timeout, .confinement = confinement});
   if (!child) return tl::unexpected(child.error());
   const std::string& path = settings.plugin_path;
-  switch (child->end) {
-    case isolation::ChildEnd::kTimedOut:
-      return Fail(
-          ErrorCode::kTimeout,
-          fmt::format("{}: the plugin did not return within {:.0f} s {}; it was killed", path,
-                      static_cast<double>(timeout.count()) / 1e3, journal.WhereCallsStopped()));
-    case isolation::ChildEnd::kSignaled:
-      if (auto exhaustion = isolation::DescribeExhaustion(*child, confinement)) {
-        return Fail(ErrorCode::kCrashed, fmt::format("{}: the plugin {} {}", path, *exhaustion,
-                                                     journal.WhereCallsStopped()));
-      }
-      return Fail(ErrorCode::kCrashed,
-                  fmt::format("{}: the plugin crashed with {} {}", path,
-                              isolation::SignalName(child->signal), journal.WhereCallsStopped()));
-    case isolation::ChildEnd::kExited:
+  const isolation::ChildOutcome judged = isolation::JudgeChild(*child, confinement);
+  switch (judged.blame) {
+    case isolation::Blame::kSectl:
+      return Fail(ErrorCode::kInternal, judged.description);
+    case isolation::Blame::kLimit:
+    case isolation::Blame::kPlugin: {
+      const ErrorCode code = child->end == isolation::ChildEnd::kTimedOut ? ErrorCode::kTimeout
+                             : child->end == isolation::ChildEnd::kExited ? ErrorCode::kPluginError
+                                                                          : ErrorCode::kCrashed;
+      return Fail(code, fmt::format("{}: the plugin {} {}", path, judged.description,
+                                    journal.WhereCallsStopped()));
+    }
+    case isolation::Blame::kNone:
       break;
   }
   try {
-    const auto answer = nlohmann::json::parse(child->result);
+    const auto answer = ParseUntrustedJson(child->result).value_or(nlohmann::json());
     if (answer.contains("error")) {
       return Fail(ErrorCode::kPluginError, answer.at("error").get<std::string>());
     }
     return PluginFacts{answer.at("abi_vintage").get<std::string>(),
                        answer.at("device_count").get<int>()};
   } catch (const nlohmann::json::exception&) {
-    return Fail(ErrorCode::kPluginError,
-                fmt::format("{}: the plugin ended the process with exit status {} {}", path,
-                            child->exit_code, journal.WhereCallsStopped()));
+    return Fail(ErrorCode::kInternal, fmt::format("{}: sectl could not read what the plugin's "
+                                                  "process learned",
+                                                  path));
   }
 }
 

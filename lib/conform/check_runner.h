@@ -35,6 +35,11 @@ struct RunnerOptions {
 std::vector<report::CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
                                            const RunnerOptions& options);
 
+// The result of a planned check that never ran because sectl was
+// interrupted by `signal` (isolation/interruption.h): a skip that says so.
+report::CheckResult NotRunBecauseInterrupted(const PlannedCheck& planned,
+                                             const abi::HostGeneration& generation, int signal);
+
 // What a quick registration in a child process learned about the plugin, or
 // why it could not be loaded or registered (crash and hang included).
 struct PluginFacts {

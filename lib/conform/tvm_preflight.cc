@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "abi/plugin_functions.h"
+#include "isolation/child_outcome.h"
 #include "isolation/child_process.h"
 #include "isolation/confinement.h"
 #include "loader/plugin_library.h"
@@ -33,26 +34,24 @@ Expected<TvmPluginFacts> PreflightTvmCDevice(const CheckSettings& settings,
         [&](int result_fd) {
           auto library = loader::PluginLibrary::Open(settings.plugin_path, load);
           isolation::WriteResult(result_fd, library ? std::string() : library.error().message());
-          return library ? 0 : 1;
+          return library ? isolation::kChildReported : isolation::kChildFailed;
         },
         {.timeout = timeout, .confinement = confinement});
     if (!child) return tl::unexpected(child.error());
-    switch (child->end) {
-      case isolation::ChildEnd::kTimedOut:
-        return Fail(ErrorCode::kTimeout,
-                    fmt::format("{}: loading the plugin did not finish within {:.0f} s",
-                                settings.plugin_path, static_cast<double>(timeout.count()) / 1e3));
-      case isolation::ChildEnd::kSignaled:
-        return Fail(ErrorCode::kCrashed,
-                    fmt::format("{}: loading the plugin crashed with {}", settings.plugin_path,
-                                isolation::SignalName(child->signal)));
-      case isolation::ChildEnd::kExited:
-        if (child->exit_code != 0) {
-          return Fail(ErrorCode::kPluginError,
-                      child->result.empty()
-                          ? fmt::format("{}: loading the plugin ended the process with status {}",
-                                        settings.plugin_path, child->exit_code)
-                          : child->result);
+    const isolation::ChildOutcome judged = isolation::JudgeChild(*child, confinement);
+    switch (judged.blame) {
+      case isolation::Blame::kSectl:
+        return Fail(ErrorCode::kInternal, judged.description);
+      case isolation::Blame::kLimit:
+      case isolation::Blame::kPlugin:
+        return Fail(
+            child->end == isolation::ChildEnd::kTimedOut ? ErrorCode::kTimeout
+            : child->end == isolation::ChildEnd::kExited ? ErrorCode::kPluginError
+                                                         : ErrorCode::kCrashed,
+            fmt::format("{}: loading the plugin {}", settings.plugin_path, judged.description));
+      case isolation::Blame::kNone:
+        if (child->exit_code != isolation::kChildReported) {
+          return Fail(ErrorCode::kPluginError, child->result);
         }
         break;
     }

@@ -1,9 +1,9 @@
 #include "isolation/child_process.h"
 
-#include <cxxabi.h>
 #include <execinfo.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -19,6 +19,9 @@ extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 #include <cstring>
 #include <memory>
 #include <utility>
+
+#include "isolation/interruption.h"
+#include "isolation/stray_processes.h"
 
 namespace sectl::isolation {
 namespace {
@@ -47,16 +50,24 @@ bool DrainInto(int fd, std::string& sink, size_t limit, bool* truncated) {
   }
 }
 
-// Writes the marker and a backtrace to stderr, then dies of the same signal.
+// Sends a backtrace as a frame, then dies of the same signal.
 // backtrace() is not formally async-signal-safe; it was called once at
 // set-up so that nothing is loaded here, which is the usual practice of
 // crash handlers. The process is dying either way.
-void WriteBacktraceAndDie(int signal) {
+void SendBacktraceAndDie(int signal) {
   constexpr int kMaxFrames = 64;
   std::array<void*, kMaxFrames> frames{};
   const int count = ::backtrace(frames.data(), kMaxFrames);
-  (void)!::write(STDERR_FILENO, kBacktraceMarker.data(), kBacktraceMarker.size());
-  ::backtrace_symbols_fd(frames.data(), count, STDERR_FILENO);
+  // backtrace_symbols_fd writes into a pipe made here (pipe2 is
+  // async-signal-safe), so that the lines go out as one frame on the result
+  // channel: printed to stderr, a plugin that prints could forge them.
+  std::array<int, 2> staging{-1, -1};
+  if (::pipe2(staging.data(), O_CLOEXEC | O_NONBLOCK) == 0) {
+    ::backtrace_symbols_fd(frames.data(), count, staging[1]);
+    static std::array<char, size_t{32} * 1024> lines{};
+    const ssize_t got = ::read(staging[0], lines.data(), lines.size());
+    if (got > 0) WriteFrame(FrameKind::kBacktrace, lines.data(), static_cast<size_t>(got));
+  }
   ::signal(signal, SIG_DFL);
   ::raise(signal);
 }
@@ -71,7 +82,7 @@ void InstallCrashHandlers() {
   std::array<void*, 1> warm_up{};
   ::backtrace(warm_up.data(), 1);
   struct sigaction action {};
-  action.sa_handler = WriteBacktraceAndDie;
+  action.sa_handler = SendBacktraceAndDie;
   action.sa_flags = SA_ONSTACK | SA_RESETHAND;
   for (int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
     ::sigaction(signal, &action, nullptr);
@@ -85,15 +96,26 @@ void RestoreDefaultCrashActions() {
 
 [[noreturn]] void RunChild(const std::function<int(int)>& body, const ChildOptions& options,
                            const std::vector<std::string>& environment, int result_fd,
-                           int output_fd) {
+                           int output_fd, const ChannelKey& key, pid_t parent) {
+  // Dies with sectl; checked after, for a sectl that died before the call.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(kConfinementFailed);
+  // sectl is not dumpable (PrepareSupervisor); the plugin's own process is,
+  // so that it can read its own /proc/self as usual.
+  ::prctl(PR_SET_DUMPABLE, 1);
+  // The handlers of an interrupted sectl are not the child's.
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) ::signal(signal, SIG_DFL);
   ::dup2(output_fd, STDOUT_FILENO);
   ::dup2(output_fd, STDERR_FILENO);
+  const int channel = AdoptResultChannel(result_fd, key);
+  if (channel < 0) ::_exit(kConfinementFailed);
   // Its own session and process group, so a plugin that forks is killed
   // with its child, and everything else of confinement.h.
-  if (!ConfineChild(options.confinement, environment, result_fd)) {
+  if (auto confined = ConfineChild(options.confinement, environment, channel); !confined) {
     // On the result channel, which no plugin code has touched yet, so that
     // a plugin's own exit(122) is not taken for this.
-    WriteAll(result_fd, fmt::format("{}{}", kConfinementFailedPrefix, std::strerror(errno)));
+    const std::string& why = confined.error().message();
+    WriteFrame(FrameKind::kSetupFailure, why.data(), why.size());
     ::_exit(kConfinementFailed);
   }
   if (options.backtrace_on_crash) {
@@ -104,7 +126,7 @@ void RestoreDefaultCrashActions() {
   ::signal(SIGPIPE, SIG_IGN);
   int code = 2;
   try {
-    code = body(result_fd);
+    code = body(channel);
   } catch (...) {
     code = 2;
   }
@@ -136,35 +158,6 @@ std::string SignalName(int signal) {
   return fmt::format("signal {}", signal);
 }
 
-// "lib.so(_ZN5sectl4host...+0x93)[0x55c0]" with the C++ name demangled.
-std::string DemangleFrame(const std::string& frame) {
-  const auto open = frame.find('(');
-  const auto plus = frame.find('+', open == std::string::npos ? 0 : open);
-  if (open == std::string::npos || plus == std::string::npos || plus == open + 1) return frame;
-  const std::string mangled = frame.substr(open + 1, plus - open - 1);
-  int status = -1;
-  std::unique_ptr<char, decltype(&std::free)> name(
-      ::abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
-  if (status != 0 || !name) return frame;
-  return frame.substr(0, open + 1) + name.get() + frame.substr(plus);
-}
-
-SplitOutput SplitBacktrace(const std::string& output) {
-  SplitOutput split;
-  const auto marker = output.find(kBacktraceMarker);
-  split.plugin_output = output.substr(0, marker);
-  if (marker == std::string::npos) return split;
-  size_t line_start = marker + kBacktraceMarker.size();
-  while (line_start < output.size()) {
-    size_t line_end = output.find('\n', line_start);
-    if (line_end == std::string::npos) line_end = output.size();
-    if (line_end > line_start)
-      split.backtrace.push_back(DemangleFrame(output.substr(line_start, line_end - line_start)));
-    line_start = line_end + 1;
-  }
-  return split;
-}
-
 Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd)>& body,
                                            const ChildOptions& options) {
   std::array<int, 2> result_pipe{-1, -1};
@@ -179,6 +172,12 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
     return Fail(ErrorCode::kInternal,
                 fmt::format("cannot create a pipe: {}", std::strerror(errno)));
   }
+  auto key = NewChannelKey();
+  if (!key) {
+    for (int fd : {result_pipe[0], result_pipe[1], output_pipe[0], output_pipe[1]}) ::close(fd);
+    return tl::unexpected(key.error());
+  }
+  const pid_t parent = ::getpid();
   // Chosen here, where sectl's environment is known to be intact.
   const std::vector<std::string> environment =
       PluginEnvironment(environ, options.confinement.passed_environment);
@@ -187,7 +186,7 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   if (pid == 0) {
     ::close(result_pipe[0]);
     ::close(output_pipe[0]);
-    RunChild(body, options, environment, result_pipe[1], output_pipe[1]);
+    RunChild(body, options, environment, result_pipe[1], output_pipe[1], *key, parent);
   }
   ::close(result_pipe[1]);
   ::close(output_pipe[1]);
@@ -196,12 +195,14 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
     ::close(output_pipe[0]);
     return Fail(ErrorCode::kInternal, fmt::format("cannot fork: {}", std::strerror(errno)));
   }
+  RegisterLiveChild(pid);
   ::fcntl(result_pipe[0], F_SETFL, O_NONBLOCK);
   ::fcntl(output_pipe[0], F_SETFL, O_NONBLOCK);
-  return ChildProcess(pid, result_pipe[0], output_pipe[0], options);
+  return ChildProcess(pid, result_pipe[0], output_pipe[0], options, *key);
 }
 
-ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options)
+ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options,
+                           ChannelKey key)
     : pid_(pid),
       result_fd_(result_fd),
       output_fd_(output_fd),
@@ -209,7 +210,10 @@ ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions
       // pipes alone, an exit after the pipes close would wait out an interval.
       pid_fd_(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))),
       options_(std::move(options)),
-      started_(Clock::now()) {}
+      key_(key),
+      started_(Clock::now()) {
+  result_.timeout = options_.timeout;
+}
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
@@ -217,6 +221,9 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
       output_fd_(std::exchange(other.output_fd_, -1)),
       pid_fd_(std::exchange(other.pid_fd_, -1)),
       options_(std::move(other.options_)),
+      key_(other.key_),
+      channel_bytes_(std::move(other.channel_bytes_)),
+      channel_overflowed_(other.channel_overflowed_),
       started_(other.started_),
       finished_(std::exchange(other.finished_, true)),
       result_(std::move(other.result_)) {}
@@ -226,6 +233,8 @@ ChildProcess::~ChildProcess() {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
+    UnregisterLiveChild(pid_);
+    EndStrayProcesses(pid_);
   }
   CloseDescriptors();
 }
@@ -246,12 +255,17 @@ std::vector<pollfd> ChildProcess::PollDescriptors() const {
   if (result_fd_ >= 0) descriptors.push_back({result_fd_, POLLIN, 0});
   if (output_fd_ >= 0) descriptors.push_back({output_fd_, POLLIN, 0});
   if (pid_fd_ >= 0) descriptors.push_back({pid_fd_, POLLIN, 0});
+  if (InterruptionDescriptor() >= 0) descriptors.push_back({InterruptionDescriptor(), POLLIN, 0});
   return descriptors;
 }
 
 void ChildProcess::Drain() {
-  if (result_fd_ >= 0 && !DrainInto(result_fd_, result_.result, SIZE_MAX, nullptr)) {
-    CloseDescriptor(result_fd_);
+  if (result_fd_ >= 0) {
+    const bool open = DrainInto(result_fd_, channel_bytes_, kMaxResultChannelBytes + 1, nullptr);
+    // Past the cap the plugin is flooding the channel: stop reading, so
+    // that sectl's memory stays bounded; its writes now fail.
+    if (channel_bytes_.size() > kMaxResultChannelBytes) channel_overflowed_ = true;
+    if (!open || channel_overflowed_) CloseDescriptor(result_fd_);
   }
   if (output_fd_ >= 0 && !DrainInto(output_fd_, result_.output, options_.max_captured_output,
                                     &result_.output_truncated)) {
@@ -264,9 +278,29 @@ bool ChildProcess::Poll() {
   Drain();
   int status = 0;
   rusage usage{};
-  if (::wait4(pid_, &status, WNOHANG, &usage) == pid_) {
+  // WUNTRACED: a child that stopped itself (raise(SIGSTOP)) is seen at once,
+  // not at its deadline; a traced one is reported stopped either way.
+  const pid_t waited = ::wait4(pid_, &status, WNOHANG | WUNTRACED, &usage);
+  if (waited == pid_ && WIFSTOPPED(status)) {
+    // Stopped, or stopped while traced (PTRACE_TRACEME): nothing in the
+    // child will continue it, and it reports nothing more; it is the
+    // plugin's doing. SIGKILL ends a stopped process too.
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    const int stop_signal = WSTOPSIG(status);
+    while (::wait4(pid_, &status, 0, &usage) == pid_ && WIFSTOPPED(status)) {
+    }
+    Drain();
+    result_.end = ChildEnd::kStopped;
+    result_.signal = stop_signal;
+    finished_ = true;
+  } else if (waited == pid_) {
     Drain();  // whatever the child wrote before exiting is still in the pipes
-    if (WIFSIGNALED(status)) {
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && InterruptedBy() != 0) {
+      // Killed by sectl's interrupt handler before this Poll saw it.
+      result_.end = ChildEnd::kInterrupted;
+      result_.signal = InterruptedBy();
+    } else if (WIFSIGNALED(status)) {
       result_.end = ChildEnd::kSignaled;
       result_.signal = WTERMSIG(status);
     } else {
@@ -274,22 +308,43 @@ bool ChildProcess::Poll() {
       result_.exit_code = WEXITSTATUS(status);
     }
     finished_ = true;
-  } else if (Clock::now() - started_ >= options_.timeout) {
+  } else if (InterruptedBy() != 0 || Clock::now() - started_ >= options_.timeout) {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
-    ::wait4(pid_, &status, 0, &usage);
+    while (::wait4(pid_, &status, 0, &usage) == pid_ && WIFSTOPPED(status)) {
+    }
     Drain();
-    result_.end = ChildEnd::kTimedOut;
+    if (InterruptedBy() != 0) {
+      result_.end = ChildEnd::kInterrupted;
+      result_.signal = InterruptedBy();
+    } else {
+      result_.end = ChildEnd::kTimedOut;
+    }
     finished_ = true;
   }
-  if (finished_) {
-    ::kill(-pid_, SIGKILL);  // anything the plugin left running in the group
-    CloseDescriptors();
-    result_.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
-    result_.cpu_seconds = SecondsOf(usage.ru_utime) + SecondsOf(usage.ru_stime);
-    result_.peak_resident_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB
-  }
+  if (finished_) Finish(usage);
   return finished_;
+}
+
+void ChildProcess::Finish(const rusage& usage) {
+  UnregisterLiveChild(pid_);
+  // Anything the plugin left running: in the group, in the session, or
+  // reparented to sectl.
+  result_.stray_processes = EndStrayProcesses(pid_);
+  Drain();
+  CloseDescriptors();
+  ChannelMessages messages = ReadFrames(channel_bytes_, key_, channel_overflowed_);
+  channel_bytes_ = std::string();
+  result_.result = std::move(messages.result);
+  result_.reported = messages.reported;
+  result_.setup_failure = std::move(messages.setup_failure);
+  result_.backtrace = std::move(messages.backtrace);
+  result_.allocation_failed = messages.allocation_failed;
+  result_.guard_page_fault = std::move(messages.guard_page_fault);
+  result_.result_channel_foreign = messages.foreign_bytes;
+  result_.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+  result_.cpu_seconds = SecondsOf(usage.ru_utime) + SecondsOf(usage.ru_stime);
+  result_.peak_resident_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB
 }
 
 Expected<ChildResult> RunInChildProcess(const std::function<int(int result_fd)>& body,

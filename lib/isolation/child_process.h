@@ -9,65 +9,68 @@
 #pragma once
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/error.h"
+#include "isolation/child_exit_codes.h"
 #include "isolation/confinement.h"
+#include "isolation/result_channel.h"
 
 namespace sectl::isolation {
 
 struct ChildOptions {
   std::chrono::milliseconds timeout{30'000};
   size_t max_captured_output = size_t{64} * 1024;  // of the child's stdout + stderr
-  // On a crash signal, the child writes a backtrace into its output after
-  // kBacktraceMarker, then dies of the same signal.
+  // On a crash signal, the child sends a backtrace over its result channel
+  // (isolation/result_channel.h), then dies of the same signal.
   bool backtrace_on_crash = true;
   // Limits, environment and descriptors of the child (isolation/confinement.h).
   Confinement confinement;
 };
 
-// The line that introduces a crashed child's backtrace in its output.
-inline constexpr std::string_view kBacktraceMarker = "sectl: backtrace of the crash:\n";
-
-// Splits a child's output into what the plugin printed and the backtrace
-// lines written after kBacktraceMarker (empty when there is none).
-struct SplitOutput {
-  std::string plugin_output;
-  std::vector<std::string> backtrace;
-};
-SplitOutput SplitBacktrace(const std::string& output);
-
 enum class ChildEnd {
-  kExited,    // returned from its body or called exit()
-  kSignaled,  // killed by a signal: a crash, or an abort()
-  kTimedOut,  // killed by sectl at the deadline
+  kExited,       // returned from its body or called exit()
+  kSignaled,     // killed by a signal: a crash, or an abort()
+  kTimedOut,     // killed by sectl at the deadline
+  kStopped,      // stopped or traced (PTRACE_TRACEME): killed by sectl; `signal` stopped it
+  kInterrupted,  // killed because sectl itself got `signal` (isolation/interruption.h)
 };
 
 struct ChildResult {
   ChildEnd end = ChildEnd::kExited;
-  int exit_code = 0;   // for kExited
-  int signal = 0;      // for kSignaled
-  std::string result;  // what the child wrote to its result channel
+  int exit_code = 0;                     // for kExited
+  int signal = 0;                        // for kSignaled, kStopped and kInterrupted
+  std::chrono::milliseconds timeout{0};  // the deadline it ran under
+  // What sectl's code in the child sent as framed messages on the result
+  // channel (isolation/result_channel.h); nothing here comes from printing.
+  std::string result;                           // the child's answer
+  bool reported = false;                        // whether it sent one (perhaps empty)
+  std::optional<std::string> setup_failure;     // sectl could not confine the child
+  std::vector<std::string> backtrace;           // of a crash, demangled
+  bool allocation_failed = false;               // under --memory-limit
+  std::optional<std::string> guard_page_fault;  // isolation/guard_malloc.h
+  // Bytes on the channel that were no frame of sectl's, or more than
+  // kMaxResultChannelBytes: the plugin wrote on sectl's channel.
+  bool result_channel_foreign = false;
   std::string output;  // its stdout and stderr, interleaved, truncated
   bool output_truncated = false;
   double seconds = 0;
   // What the child (and any children it waited for) used, from wait4(2).
   double cpu_seconds = 0;
   uint64_t peak_resident_bytes = 0;
+  // Processes the child left behind (its process group and session, and
+  // orphans reparented to sectl as subreaper), killed and reaped by sectl.
+  int stray_processes = 0;
 };
-
-// The exit status of a child that could not set up its confinement (a
-// resource limit refused), and how its result then begins; the rest says
-// what went wrong.
-inline constexpr int kConfinementFailed = 122;
-inline constexpr std::string_view kConfinementFailedPrefix = "sectl: cannot confine the child: ";
 
 // A running child. Destroying one that has not finished kills it.
 class ChildProcess {
@@ -96,16 +99,20 @@ class ChildProcess {
   ChildResult TakeResult() { return std::move(result_); }
 
  private:
-  ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options);
+  ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options, ChannelKey key);
   void CloseDescriptor(int& fd);
   void Drain();
   void CloseDescriptors();
+  void Finish(const rusage& usage);
 
   pid_t pid_;
   int result_fd_;
   int output_fd_;
   int pid_fd_;  // readable once the child has exited; -1 where the kernel has no pidfd
   ChildOptions options_;
+  ChannelKey key_;
+  std::string channel_bytes_;  // raw, until the child has ended
+  bool channel_overflowed_ = false;
   std::chrono::steady_clock::time_point started_;
   bool finished_ = false;
   ChildResult result_;

@@ -7,23 +7,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "isolation/child_process.h"
+#include "isolation/result_channel.h"
+#include "isolation/sandbox.h"
+
+extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 
 namespace sectl::isolation {
 namespace {
-
-// The result channel as the child found it before plugin code ran, so that
-// a descriptor the plugin closed and reopened is not mistaken for it.
-struct ChannelIdentity {
-  int fd = -1;
-  dev_t device = 0;
-  ino_t inode = 0;
-};
-ChannelIdentity result_channel;  // set only in a child, by ConfineChild
 
 bool IsAllowed(std::string_view name, const std::vector<std::string>& passed) {
   for (std::string_view allowed : kAllowedEnvironment) {
@@ -39,7 +36,7 @@ bool IsAllowed(std::string_view name, const std::vector<std::string>& passed) {
 // limit: it says so where the parent will look, then lets the allocation
 // fail as it would have (std::bad_alloc). write(2) only: the heap is full.
 void OnAllocationFailure() {
-  (void)!::write(STDERR_FILENO, kAllocationFailedMarker.data(), kAllocationFailedMarker.size());
+  WriteFrame(FrameKind::kAllocationFailed, nullptr, 0);
   std::set_new_handler(nullptr);
 }
 
@@ -61,6 +58,12 @@ void CloseDescriptorsFrom(int first, int keep) {
 }
 
 void ReplaceEnvironment(const std::vector<std::string>& environment) {
+  // clearenv() forgets the variables but leaves their bytes, and the
+  // initial ones live in the block the kernel shows as /proc/self/environ:
+  // overwrite them all. `environment` was copied before the fork.
+  for (char** variable = environ; variable != nullptr && *variable != nullptr; ++variable) {
+    std::memset(*variable, 0, std::strlen(*variable));
+  }
   ::clearenv();
   for (const std::string& variable : environment) {
     const auto equals = variable.find('=');
@@ -88,43 +91,57 @@ std::vector<std::string> PluginEnvironment(const char* const* environment,
   return kept;
 }
 
-bool ConfineChild(const Confinement& confinement, const std::vector<std::string>& environment,
-                  int result_fd) {
+Expected<void> ConfineChild(const Confinement& confinement,
+                            const std::vector<std::string>& environment, int result_fd) {
   // A new session: its own process group, which sectl kills as a whole, and
   // no controlling terminal, so /dev/tty cannot reach the user's screen.
   ::setsid();
   const int null_input = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null_input >= 0) {
-    ::dup2(null_input, STDIN_FILENO);
-    if (null_input != STDIN_FILENO) ::close(null_input);
+  if (null_input < 0) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("cannot open /dev/null for its stdin: {}", std::strerror(errno)));
   }
+  ::dup2(null_input, STDIN_FILENO);
+  if (null_input != STDIN_FILENO) ::close(null_input);
   CloseDescriptorsFrom(STDERR_FILENO + 1, result_fd);
-  struct stat channel {};
-  if (::fstat(result_fd, &channel) == 0) {
-    result_channel = {result_fd, channel.st_dev, channel.st_ino};
-  }
   ReplaceEnvironment(environment);
 
   if (confinement.memory_limit_bytes > 0) {
     const rlimit memory{confinement.memory_limit_bytes, confinement.memory_limit_bytes};
-    if (::setrlimit(RLIMIT_DATA, &memory) != 0) return false;
+    if (::setrlimit(RLIMIT_DATA, &memory) != 0) {
+      return Fail(ErrorCode::kInternal,
+                  fmt::format("cannot set --memory-limit {} (setrlimit RLIMIT_DATA): {}",
+                              confinement.memory_limit_label, std::strerror(errno)));
+    }
     std::set_new_handler(OnAllocationFailure);
   }
   if (confinement.cpu_limit_seconds > 0) {
     const auto seconds = static_cast<rlim_t>(confinement.cpu_limit_seconds);
     const rlimit cpu{seconds, seconds + 1};
-    if (::setrlimit(RLIMIT_CPU, &cpu) != 0) return false;
+    if (::setrlimit(RLIMIT_CPU, &cpu) != 0) {
+      const int error = errno;
+      rlimit hard{};
+      ::getrlimit(RLIMIT_CPU, &hard);
+      return Fail(ErrorCode::kInternal,
+                  fmt::format("cannot set --cpu-limit {} s (setrlimit RLIMIT_CPU): {}{}",
+                              confinement.cpu_limit_seconds, std::strerror(error),
+                              hard.rlim_max == RLIM_INFINITY
+                                  ? ""
+                                  : fmt::format("; the hard limit is {} s", hard.rlim_max)));
+    }
   }
-  return true;
+  // Last: keep the plugin away from sectl's process (isolation/sandbox.h).
+  // A layer the kernel refuses is said in the report (DescribeSandbox), not
+  // a reason to stop.
+  SandboxChild(::getppid(), nullptr);
+  return {};
 }
 
 bool WriteResult(int result_fd, const std::string& text) {
-  const bool confined = result_channel.fd == result_fd;
-  struct stat now {};
-  const bool still_ours =
-      !confined || (::fstat(result_fd, &now) == 0 && now.st_dev == result_channel.device &&
-                    now.st_ino == result_channel.inode);
-  if (!still_ours || !WriteAll(result_fd, text)) ::_exit(kResultChannelLost);
+  if (!IsAdoptedChannelIntact(result_fd) ||
+      !WriteFrame(FrameKind::kResult, text.data(), text.size())) {
+    ::_exit(kResultChannelLost);
+  }
   return true;
 }
 
@@ -143,7 +160,7 @@ std::optional<std::string> DescribeExhaustion(const ChildResult& child,
                        confinement.cpu_limit_seconds, SignalName(child.signal), child.cpu_seconds);
   }
   if (confinement.memory_limit_bytes > 0) {
-    const bool allocation_failed = child.output.find(kAllocationFailedMarker) != std::string::npos;
+    const bool allocation_failed = child.allocation_failed;
     // Private memory in use is at most the limit, and resident memory is
     // mostly that; this close to the limit, the next allocation had nowhere
     // to go.

@@ -11,6 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
+#include "isolation/child_exit_codes.h"
+
 namespace sectl::isolation {
 
 struct ChildResult;
@@ -42,21 +45,20 @@ inline constexpr std::string_view kAllowedEnvironment[] = {"PATH",     "HOME", "
 std::vector<std::string> PluginEnvironment(const char* const* environment,
                                            const std::vector<std::string>& passed);
 
-// The exit status of a child that found its result channel closed or
-// replaced when it came to report: the plugin took sectl's descriptor.
-inline constexpr int kResultChannelLost = 121;
-
 // In the child, before any plugin code runs: a session of its own (so no
 // controlling terminal, and one process group to kill), stdin from
 // /dev/null, no descriptor but 0-2 and `result_fd`, the plugin's
-// environment, and the limits. Returns false if a limit cannot be set.
-bool ConfineChild(const Confinement& confinement, const std::vector<std::string>& environment,
-                  int result_fd);
+// environment (the original environment's bytes overwritten, so that
+// /proc/self/environ shows none of sectl's), and the limits. An error says
+// what sectl could not set up (a limit refused, no /dev/null).
+Expected<void> ConfineChild(const Confinement& confinement,
+                            const std::vector<std::string>& environment, int result_fd);
 
-// Writes a check's answer to the result channel, if it is still the
-// channel sectl made. A plugin may have closed it, or opened something else
-// in its place; then the child exits with kResultChannelLost rather than
-// write its answer somewhere else.
+// Writes a check's answer to the result channel as a framed message
+// (isolation/result_channel.h), if it is still the channel sectl made. A
+// plugin may have closed it, or opened something else in its place; then
+// the child exits with kResultChannelLost rather than write its answer
+// somewhere else.
 bool WriteResult(int result_fd, const std::string& text);
 
 // Whether the child was killed for using more CPU time than the limit.
@@ -69,9 +71,8 @@ bool ExceededCpuLimit(const ChildResult& child, const Confinement& confinement);
 std::optional<std::string> DescribeExhaustion(const ChildResult& child,
                                               const Confinement& confinement);
 
-// The line a confined child writes to its output when an allocation fails,
-// so the parent can tell memory exhaustion from other failures.
-inline constexpr std::string_view kAllocationFailedMarker =
-    "sectl: an allocation failed under the memory limit\n";
+// A confined child sends a FrameKind::kAllocationFailed frame when an
+// allocation fails under the memory limit, so the parent can tell memory
+// exhaustion from other failures (ChildResult::allocation_failed).
 
 }  // namespace sectl::isolation

@@ -17,6 +17,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <string_view>
+
+#include "isolation/result_channel.h"
 
 // glibc's allocator, for a guarded block that realloc moves out of the guard.
 // NOLINTBEGIN(bugprone-reserved-identifier)
@@ -146,13 +149,22 @@ class SignalSafeText {
     return *this << (vowel ? "an " : "a ") << size << "-byte block";
   }
   void WriteTo(int fd) const { (void)!::write(fd, buffer_.data(), length_); }
+  std::string_view view() const { return {buffer_.data(), length_}; }
 
  private:
   std::array<char, 512> buffer_{};
   size_t length_ = 0;
 };
 
+// To stderr, for whoever reads the check's log, and as a frame on the result
+// channel (isolation/result_channel.h), which is what sectl believes: a
+// plugin can print the marker, not send the frame.
 void WriteLine(SignalSafeText& text) {
+  const std::string_view line = text.view();
+  if (line.starts_with(kGuardPageFaultMarker)) {
+    const std::string_view fault = line.substr(kGuardPageFaultMarker.size());
+    WriteFrame(FrameKind::kGuardPageFault, fault.data(), fault.size());
+  }
   text << "\n";
   text.WriteTo(STDERR_FILENO);
 }

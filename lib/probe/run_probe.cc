@@ -6,20 +6,21 @@
 
 #include "host/journal.h"
 #include "isolation/child_error.h"
+#include "isolation/child_outcome.h"
 #include "isolation/child_process.h"
 #include "isolation/shared_memory.h"
+#include "loader/plugin_file_pin.h"
 #include "probe/probe_json.h"
 
 namespace sectl::probe {
 namespace {
 
-// The child's exit codes: a report, or sectl's own error about the plugin.
-constexpr int kChildReported = 0;
-constexpr int kChildFailed = 3;
+using isolation::kChildFailed;
+using isolation::kChildReported;
 
 std::string PluginOutputTail(const std::string& captured) {
   constexpr size_t kTail = 200;
-  const std::string output = isolation::SplitBacktrace(captured).plugin_output;
+  const std::string& output = captured;
   std::string tail = output.size() > kTail ? output.substr(output.size() - kTail) : output;
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   for (char& c : tail) {
@@ -37,6 +38,9 @@ Expected<ProbeReport> RunInProcess(const RunProbeOptions& options) {
 
 Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
   if (options.isolation == Isolation::kNone) return RunInProcess(options);
+  // Hashed here, before the child exists: the child verifies it loads this
+  // file, and the report's digest is not one the plugin's process wrote.
+  const auto pinned = loader::PinPluginFile(options.probe.plugin_path);
 
   auto region = isolation::SharedObject<host::JournalRegion>::Create();
   if (!region) return tl::unexpected(region.error());
@@ -56,35 +60,31 @@ Expected<ProbeReport> RunProbe(const RunProbeOptions& options) {
   if (!child) return tl::unexpected(child.error());
 
   const std::string& plugin = options.probe.plugin_path;
-  switch (child->end) {
-    case isolation::ChildEnd::kTimedOut:
-      return Fail(ErrorCode::kTimeout,
-                  fmt::format("{}: the plugin did not return within {:.0f} s {}; it was killed",
-                              plugin, static_cast<double>(options.timeout.count()) / 1e3,
-                              journal.WhereCallsStopped()));
-    case isolation::ChildEnd::kSignaled:
-      if (auto exhaustion = isolation::DescribeExhaustion(*child, options.confinement)) {
-        return Fail(ErrorCode::kCrashed, fmt::format("{}: the plugin {} {}", plugin, *exhaustion,
-                                                     journal.WhereCallsStopped()));
-      }
+  const isolation::ChildOutcome judged = isolation::JudgeChild(*child, options.confinement);
+  switch (judged.blame) {
+    case isolation::Blame::kSectl:
+      return Fail(ErrorCode::kInternal, judged.description);
+    case isolation::Blame::kLimit:
       return Fail(ErrorCode::kCrashed,
-                  fmt::format("{}: the plugin crashed with {} {}{}", plugin,
-                              isolation::SignalName(child->signal), journal.WhereCallsStopped(),
-                              PluginOutputTail(child->output)));
-    case isolation::ChildEnd::kExited:
+                  fmt::format("{}: the plugin {} {}", plugin, judged.description,
+                              journal.WhereCallsStopped()));
+    case isolation::Blame::kPlugin: {
+      const ErrorCode code = child->end == isolation::ChildEnd::kTimedOut ? ErrorCode::kTimeout
+                             : child->end == isolation::ChildEnd::kExited ? ErrorCode::kPluginError
+                                                                          : ErrorCode::kCrashed;
+      return Fail(code, fmt::format("{}: the plugin {} {}{}", plugin, judged.description,
+                                    journal.WhereCallsStopped(), PluginOutputTail(child->output)));
+    }
+    case isolation::Blame::kNone:
       break;
   }
-  if (child->exit_code == kChildFailed && !child->result.empty())
+  if (child->exit_code == kChildFailed) {
     return tl::unexpected(isolation::DecodeChildError(child->result, "the probe process"));
-  if (child->exit_code != kChildReported || child->result.empty()) {
-    return Fail(ErrorCode::kPluginError,
-                fmt::format("{}: the plugin ended the process with exit status {} {}{}", plugin,
-                            child->exit_code, journal.WhereCallsStopped(),
-                            PluginOutputTail(child->output)));
   }
   auto report = ProbeReportFromJson(child->result);
   if (!report) return tl::unexpected(report.error().WithContext("reading the probe's report"));
-  report->plugin_output = isolation::SplitBacktrace(child->output).plugin_output;
+  report->plugin_output = child->output;
+  if (pinned) report->plugin.sha256 = pinned->sha256();
   return report;
 }
 

@@ -1,0 +1,48 @@
+#include "isolation/child_outcome.h"
+
+#include <fmt/format.h>
+
+namespace sectl::isolation {
+
+ChildOutcome JudgeChild(const ChildResult& child, const Confinement& confinement) {
+  // Written by sectl's code before any plugin code ran, under the key.
+  if (child.setup_failure) {
+    return {Blame::kSectl,
+            fmt::format("sectl could not confine the plugin's process: {}", *child.setup_failure)};
+  }
+  if (child.end == ChildEnd::kInterrupted) {
+    return {Blame::kSectl, fmt::format("sectl was interrupted by {} and ended the plugin's process",
+                                       SignalName(child.signal))};
+  }
+  const bool answered = child.end == ChildEnd::kExited &&
+                        (child.exit_code == kChildReported || child.exit_code == kChildFailed) &&
+                        child.reported && !child.result_channel_foreign;
+  // A child that reported may have run near a limit; its report stands.
+  if (answered) return {Blame::kNone, {}};
+  if (auto exhaustion = DescribeExhaustion(child, confinement)) {
+    return {Blame::kLimit, *exhaustion};
+  }
+  switch (child.end) {
+    case ChildEnd::kTimedOut:
+      return {Blame::kPlugin, fmt::format("did not return within {:.0f} s",
+                                          static_cast<double>(child.timeout.count()) / 1e3)};
+    case ChildEnd::kStopped:
+      return {Blame::kPlugin,
+              fmt::format("stopped itself with {} and was killed", SignalName(child.signal))};
+    case ChildEnd::kSignaled:
+      return {Blame::kPlugin, fmt::format("crashed with {}", SignalName(child.signal))};
+    case ChildEnd::kInterrupted:
+    case ChildEnd::kExited:
+      break;
+  }
+  if (child.result_channel_foreign) {
+    return {Blame::kPlugin, "wrote to sectl's result channel"};
+  }
+  if (child.exit_code == kResultChannelLost && !child.reported) {
+    return {Blame::kPlugin,
+            "closed or replaced the descriptor sectl reads the child's answer from"};
+  }
+  return {Blame::kPlugin, fmt::format("exited with status {} without reporting", child.exit_code)};
+}
+
+}  // namespace sectl::isolation

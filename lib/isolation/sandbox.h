@@ -1,0 +1,73 @@
+// Keeping a plugin's process away from sectl's own. The plugin runs as the
+// same user as sectl (in CI: root), in a child sectl forked; without more,
+// it could signal, trace, stop or kill sectl, read and write its memory, and
+// read its environment or write into its output through /proc/PPID.
+//
+// Two layers, both applied in the child before any plugin code runs:
+//  - capabilities: no new privileges (no setuid or file-capability gain on
+//    exec), and CAP_SYS_PTRACE dropped everywhere (effective, permitted,
+//    inheritable, bounding set). sectl makes itself non-dumpable
+//    (isolation/supervisor.h), so /proc/PPID/{mem,fd/N} and process_vm_*
+//    are refused to the child even as root, which otherwise passes that
+//    check through CAP_SYS_PTRACE (sectl's /proc/PPID/environ, which some
+//    kernels still show, was emptied by PrepareSupervisor);
+//  - a seccomp filter that refuses (EPERM) what no plugin needs and what
+//    non-dumpable does not cover: ptrace, process_vm_readv/writev, kcmp,
+//    pidfd_getfd, process_madvise, pidfd_send_signal, and kill, tkill,
+//    tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open and prlimit64
+//    aimed at sectl (its pid, its process group, its session, or -1).
+//
+// Where the kernel or a container refuses a layer, the run goes on with
+// what could be applied, and DescribeSandbox says what that was.
+//
+// Not covered (it takes PID namespaces): signals to other processes by pid
+// (sibling checks under -j, sectl's own parent), and what root keeps besides
+// CAP_SYS_PTRACE.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace sectl::isolation {
+
+// What SandboxChild could apply in this child.
+struct SandboxOutcome {
+  bool no_new_privileges = false;
+  // CAP_SYS_PTRACE is now in no set of this process: dropped, or never held.
+  bool ptrace_capability_absent = false;
+  bool ptrace_capability_was_held = false;
+  bool seccomp = false;  // the filter is installed
+  // Why a layer is missing ("seccomp: EINVAL"), one entry per layer.
+  std::vector<std::string> failures;
+};
+
+// In a child, before any plugin code: confines this process against
+// `supervisor` (sectl's pid). True when every layer is in force; otherwise
+// false with `failure` saying what is missing. A missing layer does not
+// stop the run: the caller goes on. Also records the outcome for
+// LastSandboxOutcome().
+bool SandboxChild(pid_t supervisor, std::string* failure);
+
+// What the last SandboxChild in this process applied.
+const SandboxOutcome& LastSandboxOutcome();
+
+// What a plugin's child gets here and now, for the reports.
+struct ConfinementInForce {
+  bool seccomp = false;                   // the filter loads in a child
+  bool ptrace_capability_absent = false;  // the child holds no CAP_SYS_PTRACE
+  bool no_new_privileges = false;         // exec cannot raise privileges
+  // Short lines for a report, e.g. "seccomp: ptrace, process_vm_*, kcmp,
+  // signals to sectl refused", "capabilities: CAP_SYS_PTRACE dropped",
+  // "seccomp: unavailable (EINVAL)".
+  std::vector<std::string> lines;
+};
+
+// In sectl: probes once, in a short-lived child, what SandboxChild applies
+// on this machine (and that the filter does refuse a signal to sectl), and
+// returns the cached answer from then on. Call it first from one thread,
+// where forking is safe (as for ChildProcess::Start).
+ConfinementInForce DescribeSandbox();
+
+}  // namespace sectl::isolation
