@@ -247,15 +247,17 @@ TEST(ConformTable, ShowsThroughputBeforeTheVerdict) {
 TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
   const std::string text = ConformReportToJson(SampleReport());
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 2,\n  \"kind\": \"sectl.conform\",\n", 0), 0u);
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 3,\n  \"kind\": \"sectl.conform\",\n", 0), 0u);
   const auto document = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
   for (const auto& item : document.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "kind", "tool", "plugin", "host",
-                                            "command_line", "started_at", "duration_s", "profile",
-                                            "tf_version", "load_error", "summary", "root_causes",
-                                            "results", "throughput"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"schema_version", "kind", "tool", "plugin", "host",
+                                      "command_line", "confinement", "started_at", "duration_s",
+                                      "profile", "tf_version", "load_error", "interrupted",
+                                      "summary", "root_causes", "results", "throughput"}));
   EXPECT_TRUE(document["load_error"].is_null());
+  EXPECT_TRUE(document["interrupted"].is_null());
   EXPECT_EQ(document["results"][0]["baseline"], "");
   EXPECT_EQ(document["results"][1]["baseline"], "regression");
   EXPECT_EQ(document["results"][4]["status"], "skip");
@@ -289,7 +291,7 @@ TEST(ConformJson, SchemaRejectsDrift) {
   ExpectRejectedBySchema(missing);
 
   json newer = SampleJson();
-  newer["schema_version"] = 3;
+  newer["schema_version"] = 4;
   ExpectRejectedBySchema(newer);
 
   json unblamed = SampleJson();
@@ -312,10 +314,10 @@ TEST(ConformJson, RefusesAnotherKindOfReport) {
 
 TEST(ConformJson, NamesTheSchemaVersionFoundAndSupported) {
   json newer = SampleJson();
-  newer["schema_version"] = 3;
+  newer["schema_version"] = 4;
   const std::string error = FromJsonError(newer.dump());
-  EXPECT_TRUE(Contains(error, "schema_version 3")) << error;
-  EXPECT_TRUE(Contains(error, "reads schema_version 1 to 2")) << error;
+  EXPECT_TRUE(Contains(error, "schema_version 4")) << error;
+  EXPECT_TRUE(Contains(error, "reads schema_version 1 to 3")) << error;
 }
 
 // Version 1 had no blocked status, root causes or culprits; such reports
@@ -401,19 +403,18 @@ TEST(ConformReport, ABlockedCheckIsNoFailure) {
 TEST(ConformJson, NamesAMissingKey) {
   json missing = SampleJson();
   missing["results"][3].erase("status");
-  EXPECT_EQ(FromJsonError(missing.dump()),
-            "malformed conform report: missing key results[3].status");
+  EXPECT_EQ(FromJsonError(missing.dump()), "malformed conform report: results[3].status: missing");
 
   json no_host = SampleJson();
   no_host.erase("host");
-  EXPECT_EQ(FromJsonError(no_host.dump()), "malformed conform report: missing key host");
+  EXPECT_EQ(FromJsonError(no_host.dump()), "malformed conform report: host: missing");
 }
 
 TEST(ConformJson, NamesAMistypedKey) {
   json mistyped = SampleJson();
   mistyped["results"][0]["duration_s"] = "fast";
   EXPECT_EQ(FromJsonError(mistyped.dump()),
-            "malformed conform report: results[0].duration_s must be a number, found string");
+            "malformed conform report: results[0].duration_s: expected a number, found string");
 
   json negative = SampleJson();
   negative["host"]["logical_cpus"] = -1;
@@ -422,11 +423,12 @@ TEST(ConformJson, NamesAMistypedKey) {
 
   json not_a_list = SampleJson();
   not_a_list["command_line"] = "sectl conform";
-  EXPECT_TRUE(Contains(FromJsonError(not_a_list.dump()), "command_line must be an array"));
+  EXPECT_TRUE(Contains(FromJsonError(not_a_list.dump()), "command_line: expected an array"));
 
   json bad_load_error = SampleJson();
   bad_load_error["load_error"] = false;
-  EXPECT_TRUE(Contains(FromJsonError(bad_load_error.dump()), "load_error must be a string"));
+  EXPECT_TRUE(
+      Contains(FromJsonError(bad_load_error.dump()), "load_error: expected a string or null"));
 }
 
 TEST(ConformJson, NamesAnUnknownStatus) {
@@ -726,8 +728,8 @@ TEST(MergeReports, RefusesReportsOfDifferentPlugins) {
 
 TEST(MergeReports, RefusesDifferentRules) {
   std::vector<ConformReport> versions = TwoShards();
-  versions[1].schema_version = 3;
-  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (2 vs 3)"));
+  versions[1].schema_version = 4;
+  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (3 vs 4)"));
 
   std::vector<ConformReport> profiles = TwoShards();
   profiles[1].profile = "tvm-device-api";

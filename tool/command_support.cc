@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "abi/host_generations.h"
+#include "isolation/child_process.h"
 #include "tool/exit_codes.h"
 
 namespace sectl::tool {
@@ -21,6 +22,13 @@ int ReportError(const Error& error) {
                               error.code() == ErrorCode::kIoError ||
                               error.code() == ErrorCode::kInvalidArgument;
   return sectl_at_fault ? kExitUsageOrInternal : kExitPluginProblem;
+}
+
+int ReportInterruption(int signal, std::string_view consequence) {
+  std::fflush(stdout);
+  fmt::print(stderr, "sectl: interrupted by {}{}{}\n", isolation::SignalName(signal),
+             consequence.empty() ? "" : ": ", consequence);
+  return ExitStatusOfInterruption(signal);
 }
 
 std::vector<std::string> HostGenerationIds() {

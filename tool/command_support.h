@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/error.h"
@@ -17,6 +18,10 @@ int ReportUsageError(const std::string& message);
 // calls for: sectl's own failures (bad input, I/O, internal) are usage or
 // internal errors; everything else is the plugin's problem.
 int ReportError(const Error& error);
+
+// Prints "sectl: interrupted by SIGINT" (and ": `consequence`") and
+// returns 128 + `signal` (tool/exit_codes.h).
+int ReportInterruption(int signal, std::string_view consequence = {});
 
 // The values --tf-version accepts: "2.5", "2.7", "2.10", "latest".
 std::vector<std::string> HostGenerationIds();

@@ -10,9 +10,11 @@
 
 #include "abi/host_generations.h"
 #include "base/atomic_file.h"
+#include "base/json_text.h"
 #include "conform/baseline.h"
 #include "conform/check_registry.h"
 #include "conform/run_conform.h"
+#include "isolation/interruption.h"
 #include "loader/plugin_library.h"
 #include "report/conform_json.h"
 #include "report/conform_junit.h"
@@ -20,6 +22,7 @@
 #include "tool/bundled_plugin.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
+#include "tool/number_flags.h"
 #include "tool/report_output.h"
 
 namespace sectl::tool {
@@ -59,7 +62,7 @@ int ListChecks(const ConformCommandOptions& options, const conform::SelectionOpt
                         {"severity_reason", check.traits.severity_reason},
                         {"source", fmt::format("{}:{}", check.file, check.line)}});
     }
-    text = checks.dump(2) + "\n";
+    text = EncodeJson(checks, 2) + "\n";
   } else {
     for (const auto& planned : plan) {
       if (planned.repetition > 0) continue;
@@ -119,9 +122,9 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
                       "Checks to run, GoogleTest syntax: POSITIVE[-NEGATIVE], ':'-separated "
                       "globs, e.g. 'memcpy.*:registration.*-*.slow'");
   conform->add_option("-j,--jobs", options.jobs, "Checks run at once (default: one per core)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(WholeNumberBetween(0, kMaxJobs));
   conform->add_option("--repeat", options.repeat, "Run each check N times")
-      ->check(CLI::PositiveNumber)
+      ->check(WholeNumberBetween(1, kMaxRepeat))
       ->capture_default_str();
   conform->add_flag("--shuffle", options.shuffle, "Run the checks in random order");
   conform->add_option("--seed", options.seed, "Seed for --shuffle (printed when chosen at random)");
@@ -134,12 +137,12 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
       ->check(CLI::IsMember(HostGenerationIds()))
       ->capture_default_str();
   conform->add_option("--device", options.device, "Device ordinal under test")
-      ->check(CLI::NonNegativeNumber)
+      ->check(WholeNumberBetween(0, kMaxDeviceOrdinal))
       ->capture_default_str();
   conform
       ->add_option("--timeout", options.timeout_seconds,
                    "Seconds before a check is killed and reported as timeout")
-      ->check(CLI::PositiveNumber)
+      ->check(SecondsBetween())
       ->capture_default_str();
   conform
       ->add_option("--isolation", options.isolation,
@@ -246,7 +249,13 @@ int RunConformCommand(const ConformCommandOptions& options) {
   run.on_result = [&](const report::CheckResult& result) { progress.Finished(result); };
 
   auto outcome = conform::RunConform(run);
-  if (!outcome) return ReportUsageError(outcome.error().message());
+  if (!outcome) {
+    // What failed may be only the interruption's doing.
+    if (const int signal = isolation::InterruptedBy(); signal != 0) {
+      return ReportInterruption(signal);
+    }
+    return ReportUsageError(outcome.error().message());
+  }
   const report::ConformReport& report = *outcome;
 
   const bool to_terminal = options.output.empty() || options.output == "-";
@@ -258,12 +267,19 @@ int RunConformCommand(const ConformCommandOptions& options) {
     auto junit = WriteFileAtomically(options.junit_output, report::RenderConformJunit(report));
     if (!junit) return ReportUsageError(junit.error().message());
   }
-  if (!options.write_baseline.empty()) {
+  if (!options.write_baseline.empty() && report.interrupted) {
+    // A baseline from an incomplete run would leave out the failures of
+    // the checks that did not run.
+    fmt::print(stderr, "sectl: --write-baseline: not written, the run is incomplete\n");
+  } else if (!options.write_baseline.empty()) {
     auto baseline = WriteFileAtomically(options.write_baseline,
                                         conform::WriteBaseline(report.results, run.today));
     if (!baseline) return ReportUsageError(baseline.error().message());
   }
 
+  if (const int signal = isolation::InterruptedBy(); signal != 0) {
+    return ReportInterruption(signal, "the report is incomplete");
+  }
   if (report.load_error) return kExitPluginProblem;
   if (report.summary.error > 0) return kExitUsageOrInternal;
   return report::IsConformant(report) ? kExitSuccess : kExitPluginProblem;

@@ -9,5 +9,11 @@ inline constexpr int kExitSuccess = 0;
 inline constexpr int kExitPluginProblem = 1;
 // A usage error (bad flag, bad value) or an internal error of sectl.
 inline constexpr int kExitUsageOrInternal = 2;
+// sectl was interrupted by SIGINT, SIGTERM or SIGHUP (isolation/
+// interruption.h): 128 + the signal's number, as a shell reports a process
+// the signal killed (130, 143, 129). conform still writes its report,
+// marked incomplete; probe and bench write none.
+inline constexpr int kExitInterruptedBase = 128;
+constexpr int ExitStatusOfInterruption(int signal) { return kExitInterruptedBase + signal; }
 
 }  // namespace sectl::tool

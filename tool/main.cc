@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "abi/host_generations.h"
+#include "isolation/interruption.h"
+#include "isolation/supervisor.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tool/bench_command.h"
 #include "tool/conform_command.h"
@@ -45,7 +47,8 @@ int Main(int argc, char** argv) {
   CLI::App app(
       "Conformance and diagnostics for accelerator device plugins (TensorFlow's StreamExecutor "
       "C API).\n\nExit status: 0 success; 1 the plugin cannot be loaded, crashed, hung or is not "
-      "conformant; 2 usage or internal error.",
+      "conformant; 2 usage or internal error; 128+N interrupted by signal N (130 SIGINT, 143 "
+      "SIGTERM): every child is ended, and conform still writes its report, marked incomplete.",
       "sectl");
   app.set_version_flag("--version", VersionText());
   app.require_subcommand(1);
@@ -77,6 +80,10 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else: no thread, no child, no plugin exists yet.
+  sectl::isolation::PrepareSupervisor();
+  // SIGINT, SIGTERM, SIGHUP: end every child, then report (exit 128 + N).
+  sectl::isolation::InstallInterruptHandlers();
   try {
     return Main(argc, argv);
   } catch (const std::exception& error) {

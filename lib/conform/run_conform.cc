@@ -5,11 +5,14 @@
 
 #include <filesystem>
 
-#include "base/file_digest.h"
 #include "base/timestamp.h"
 #include "conform/check_runner.h"
 #include "conform/throughput.h"
 #include "conform/tvm_preflight.h"
+#include "isolation/child_process.h"
+#include "isolation/interruption.h"
+#include "isolation/sandbox.h"
+#include "loader/plugin_file_pin.h"
 
 namespace sectl::conform {
 namespace {
@@ -65,13 +68,19 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
   report.tool.version = options.tool_version;
   report.host = DescribeHost();
   report.command_line = options.command_line;
+  report.confinement = options.isolate
+                           ? isolation::DescribeSandbox().lines
+                           : std::vector<std::string>{
+                                 "none: --isolation none runs the plugin inside sectl's process"};
   report.started_at = IsoTimestamp(started);
   report.profile = options.profile;
   report.tf_version = std::string(options.settings.generation.id);
   std::error_code ignored;
   report.plugin.path = std::filesystem::absolute(options.settings.plugin_path, ignored).string();
   report.plugin.entry = "SE_InitPlugin";
-  if (auto digest = Sha256OfFile(options.settings.plugin_path)) report.plugin.sha256 = *digest;
+  // Every check's process verifies that it loads the file hashed (loader/plugin_file_pin.h).
+  const auto pinned = loader::PinPluginFile(options.settings.plugin_path);
+  if (pinned) report.plugin.sha256 = pinned->sha256();
 
   Expected<PluginFacts> facts = PluginFacts{};
   if (options.settings.abi == loader::PluginAbi::kTvmCDevice) {
@@ -86,9 +95,24 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
   } else {
     facts = Preflight(options.settings, options.timeout, options.isolate, options.confinement);
   }
-  if (!facts) {
+  if (const int signal = isolation::InterruptedBy(); signal != 0) {
+    // Interrupted before the plugin's facts were learned (whatever the
+    // preflight says then is about the interruption): no check runs, and
+    // each says why.
+    const auto plan = PlanChecks(options.profile, options.selection);
+    if (options.on_start) options.on_start(plan.size());
+    for (const PlannedCheck& planned : plan) {
+      report.results.push_back(
+          NotRunBecauseInterrupted(planned, options.settings.generation, signal));
+      if (options.on_result) options.on_result(report.results.back());
+    }
+  } else if (!facts && facts.error().code() == ErrorCode::kInternal) {
+    return tl::unexpected(facts.error());  // sectl's own failure, not the plugin's
+  } else if (!facts) {
     report.load_error = facts.error().message();
-  } else if (options.settings.device_ordinal >= facts->device_count) {
+  } else if (facts->device_count > 0 && options.settings.device_ordinal >= facts->device_count) {
+    // A plugin without devices still gets its report (below); an ordinal
+    // beyond the devices it has is the user's mistake.
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("--device {}: the plugin reports {} device(s)",
                             options.settings.device_ordinal, facts->device_count));
@@ -115,15 +139,22 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
     }
     RunnerOptions runner{options.settings, options.jobs,      options.timeout,
                          options.isolate,  options.on_result, options.confinement};
+    // No devices (a CI machine without the hardware, or a negative count):
+    // the platform-level checks run, and device.count fails on the count.
+    runner.settings.plugin_reports_no_devices = facts->device_count < 1;
     auto results = RunChecks(to_run, runner);
     for (size_t i = 0; i < results.size(); ++i) {
       report.results[run_positions[i]] = std::move(results[i]);
     }
     if (options.baseline) ApplyBaseline(*options.baseline, options.today, report.results);
-    if (options.throughput && options.profile == kTensorFlowProfile) {
+    if (options.throughput && options.profile == kTensorFlowProfile &&
+        isolation::InterruptedBy() == 0) {
       report.throughput = MeasureThroughput(options.settings, options.isolate, options.timeout,
                                             options.confinement);
     }
+  }
+  if (const int signal = isolation::InterruptedBy(); signal != 0) {
+    report.interrupted = isolation::SignalName(signal);
   }
   report.summary = report::Summarize(report.results);
   report.root_causes = report::SummarizeRootCauses(report.results);

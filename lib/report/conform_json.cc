@@ -9,6 +9,9 @@
 #include <string_view>
 #include <utility>
 
+#include "base/json_reading.h"
+#include "base/json_text.h"
+
 namespace sectl::report {
 namespace {
 
@@ -67,215 +70,14 @@ OrderedJson RootCausesToJson(const std::vector<RootCause>& causes) {
 // ---------------------------------------------------------------------------
 // Reading
 
-// The JSON types the document uses, as a reader asks for them.
-enum class Type { kString, kNumber, kCount, kObject, kArray };
-
-bool HasType(const Json& value, Type type) {
-  switch (type) {
-    case Type::kString:
-      return value.is_string();
-    case Type::kNumber:
-      return value.is_number();
-    case Type::kCount:
-      return value.is_number_unsigned();
-    case Type::kObject:
-      return value.is_object();
-    case Type::kArray:
-      return value.is_array();
-  }
-  return false;
-}
-
-std::string_view TypeName(Type type) {
-  switch (type) {
-    case Type::kString:
-      return "a string";
-    case Type::kNumber:
-      return "a number";
-    case Type::kCount:
-      return "a non-negative integer";
-    case Type::kObject:
-      return "an object";
-    case Type::kArray:
-      return "an array";
-  }
-  return "a value";
-}
-
-// What was found instead: the type, and the value too when it is a number,
-// since "found number" does not explain why -1 is not a count.
-std::string Describe(const Json& value) {
-  if (value.is_number()) return fmt::format("number {}", value.dump());
-  return value.type_name();
-}
-
-template <typename Enum>
-std::string QuotedNames(std::span<const Enum> values, std::string_view (*name)(Enum)) {
-  std::string names;
-  for (Enum value : values) {
-    if (!names.empty()) names += ", ";
-    names += Json(std::string(name(value))).dump();
-  }
-  return names;
-}
-
-// Reads the members of one JSON object, checking that each is present and of
-// the right type. The first problem is kept, naming the member by its path
-// ("results[2].status"); reads after it do nothing. So a caller reads every
-// field in a row and asks once, at the end, whether it all went well.
-class ObjectReader {
- public:
-  // `error` is shared with the readers of nested objects.
-  ObjectReader(const Json& object, std::string path, std::optional<std::string>& error)
-      : object_(object), path_(std::move(path)), error_(error) {}
-
-  void String(std::string_view key, std::string& out) {
-    if (const Json* value = Member(key, Type::kString)) out = value->get<std::string>();
-  }
-
-  void Number(std::string_view key, double& out) {
-    if (const Json* value = Member(key, Type::kNumber)) out = value->get<double>();
-  }
-
-  template <typename Integer>
-  void Count(std::string_view key, Integer& out) {
-    const Json* value = Member(key, Type::kCount);
-    if (value == nullptr) return;
-    const auto count = value->get<std::uint64_t>();
-    if (count > static_cast<std::uint64_t>(std::numeric_limits<Integer>::max())) {
-      Fail(fmt::format("{} is out of range: {}", PathOf(key), count));
-      return;
-    }
-    out = static_cast<Integer>(count);
-  }
-
-  void NullableString(std::string_view key, std::optional<std::string>& out) {
-    if (error_) return;
-    const auto found = object_.find(key);
-    if (found != object_.end() && found->is_null()) {
-      out.reset();
-      return;
-    }
-    std::string value;
-    String(key, value);
-    if (!error_) out = std::move(value);
-  }
-
-  // Members added in a later schema version: absent in older documents.
-  bool Has(std::string_view key) const { return !error_ && object_.contains(key); }
-
-  void StringList(std::string_view key, std::vector<std::string>& out) {
-    const Json* array = Member(key, Type::kArray);
-    if (array == nullptr) return;
-    out.clear();
-    for (size_t index = 0; index < array->size(); ++index) {
-      const Json& item = (*array)[index];
-      if (!item.is_string()) {
-        Fail(fmt::format("{}[{}] must be a string, found {}", PathOf(key), index, Describe(item)));
-        return;
-      }
-      out.push_back(item.get<std::string>());
-    }
-  }
-
-  // Any JSON object, kept as it is (check-specific details).
-  void AnyObject(std::string_view key, Json& out) {
-    if (const Json* value = Member(key, Type::kObject)) out = *value;
-  }
-
-  // One of an enum's names; `what` says what the names are ("a status").
-  template <typename Enum>
-  void Name(std::string_view key, std::span<const Enum> values, std::string_view (*name)(Enum),
-            std::string_view what, Enum& out) {
-    std::string text;
-    String(key, text);
-    if (error_) return;
-    for (Enum value : values) {
-      if (name(value) == text) {
-        out = value;
-        return;
-      }
-    }
-    Fail(fmt::format("{}: {} is not {} ({})", PathOf(key), Json(text).dump(), what,
-                     QuotedNames(values, name)));
-  }
-
-  // A reader for a nested object. After a problem, a reader of nothing.
-  ObjectReader Object(std::string_view key) {
-    if (const Json* value = Member(key, Type::kObject)) {
-      return ObjectReader(*value, PathOf(key), error_);
-    }
-    return ObjectReader(EmptyObject(), PathOf(key), error_);
-  }
-
-  // A reader for a nested object that may be null or absent (a member
-  // added after schema_version 1 was fixed): nullopt then.
-  std::optional<ObjectReader> OptionalObject(std::string_view key) {
-    const auto found = object_.find(key);
-    if (error_ || found == object_.end() || found->is_null()) return std::nullopt;
-    return Object(key);
-  }
-
-  // Readers for an array of objects, one per element.
-  std::vector<ObjectReader> ObjectList(std::string_view key) {
-    std::vector<ObjectReader> readers;
-    const Json* array = Member(key, Type::kArray);
-    if (array == nullptr) return readers;
-    for (size_t index = 0; index < array->size(); ++index) {
-      const Json& item = (*array)[index];
-      std::string path = fmt::format("{}[{}]", PathOf(key), index);
-      if (!item.is_object()) {
-        Fail(fmt::format("{} must be an object, found {}", path, Describe(item)));
-        return {};
-      }
-      readers.emplace_back(item, std::move(path), error_);
-    }
-    return readers;
-  }
-
-  bool failed() const { return error_.has_value(); }
-
- private:
-  static const Json& EmptyObject() {
-    static const Json empty = Json::object();
-    return empty;
-  }
-
-  std::string PathOf(std::string_view key) const {
-    return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
-  }
-
-  const Json* Member(std::string_view key, Type type) {
-    if (error_) return nullptr;
-    const auto found = object_.find(key);
-    if (found == object_.end()) {
-      Fail(fmt::format("missing key {}", PathOf(key)));
-      return nullptr;
-    }
-    if (!HasType(*found, type)) {
-      Fail(fmt::format("{} must be {}, found {}", PathOf(key), TypeName(type), Describe(*found)));
-      return nullptr;
-    }
-    return &*found;
-  }
-
-  void Fail(std::string message) {
-    if (!error_) error_ = std::move(message);
-  }
-
-  const Json& object_;
-  std::string path_;
-  std::optional<std::string>& error_;
-};
-
-ToolInfo ReadTool(ObjectReader in) {
+ToolInfo ReadTool(JsonReader in) {
   ToolInfo tool;
   in.String("name", tool.name);
   in.String("version", tool.version);
   return tool;
 }
 
-PluginInfo ReadPlugin(ObjectReader in) {
+PluginInfo ReadPlugin(JsonReader in) {
   PluginInfo plugin;
   in.String("path", plugin.path);
   in.String("sha256", plugin.sha256);
@@ -284,7 +86,7 @@ PluginInfo ReadPlugin(ObjectReader in) {
   return plugin;
 }
 
-HostInfo ReadHost(ObjectReader in) {
+HostInfo ReadHost(JsonReader in) {
   HostInfo host;
   in.String("os", host.os);
   in.String("kernel", host.kernel);
@@ -295,7 +97,7 @@ HostInfo ReadHost(ObjectReader in) {
   return host;
 }
 
-Summary ReadSummary(ObjectReader in) {
+Summary ReadSummary(JsonReader in) {
   Summary summary;
   for (CheckStatus status : kAllStatuses) {
     // "blocked" came with schema_version 2.
@@ -305,7 +107,7 @@ Summary ReadSummary(ObjectReader in) {
   return summary;
 }
 
-RootCause ReadRootCause(ObjectReader in) {
+RootCause ReadRootCause(JsonReader in) {
   RootCause cause;
   in.String("function", cause.function);
   in.String("first_problem", cause.first_problem);
@@ -315,7 +117,7 @@ RootCause ReadRootCause(ObjectReader in) {
   return cause;
 }
 
-CheckResult ReadResult(ObjectReader in) {
+CheckResult ReadResult(JsonReader in) {
   CheckResult result;
   in.String("id", result.id);
   in.String("title", result.title);
@@ -337,12 +139,12 @@ CheckResult ReadResult(ObjectReader in) {
   return result;
 }
 
-Throughput ReadThroughput(ObjectReader in) {
+Throughput ReadThroughput(JsonReader in) {
   Throughput throughput;
   in.Count("bytes", throughput.bytes);
   in.Number("ceiling_gbps", throughput.ceiling_gbps);
   in.NullableString("error", throughput.error);
-  for (ObjectReader result : in.ObjectList("results")) {
+  for (JsonReader result : in.ObjectList("results")) {
     ThroughputResult& read = throughput.results.emplace_back();
     result.String("direction", read.direction);
     result.String("host_memory", read.host_memory);
@@ -377,14 +179,14 @@ OrderedJson ThroughputToJson(const std::optional<Throughput>& throughput) {
 
 // The header comes first: a document of another kind or version is refused
 // as such, rather than for the first member it happens to lack.
-Expected<void> CheckHeader(ObjectReader& in) {
+Expected<void> CheckHeader(JsonReader& in) {
   std::string kind;
   in.String("kind", kind);
   if (in.failed()) return {};
   if (kind != kKind) {
     return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("not a sectl conform report: kind is {}, expected {}",
-                            Json(kind).dump(), Json(std::string(kKind)).dump()));
+                fmt::format("not a sectl conform report: kind is {}, expected {}", QuoteJson(kind),
+                            QuoteJson(kKind)));
   }
   int version = 0;
   in.Count("schema_version", version);
@@ -398,23 +200,27 @@ Expected<void> CheckHeader(ObjectReader& in) {
   return {};
 }
 
-ConformReport ReadReport(ObjectReader& in) {
+ConformReport ReadReport(JsonReader& in) {
   ConformReport report;
   report.tool = ReadTool(in.Object("tool"));
   report.plugin = ReadPlugin(in.Object("plugin"));
   report.host = ReadHost(in.Object("host"));
   in.StringList("command_line", report.command_line);
+  // "confinement" came with schema_version 3.
+  if (in.Has("confinement")) in.StringList("confinement", report.confinement);
   in.String("started_at", report.started_at);
   in.Number("duration_s", report.duration_s);
   in.String("profile", report.profile);
   in.String("tf_version", report.tf_version);
   in.NullableString("load_error", report.load_error);
+  // "interrupted" came with schema_version 3.
+  if (in.Has("interrupted")) in.NullableString("interrupted", report.interrupted);
   report.summary = ReadSummary(in.Object("summary"));
-  for (const ObjectReader& result : in.ObjectList("results")) {
+  for (const JsonReader& result : in.ObjectList("results")) {
     report.results.push_back(ReadResult(result));
   }
   if (in.Has("root_causes")) {
-    for (const ObjectReader& cause : in.ObjectList("root_causes")) {
+    for (const JsonReader& cause : in.ObjectList("root_causes")) {
       report.root_causes.push_back(ReadRootCause(cause));
     }
   } else {
@@ -426,19 +232,13 @@ ConformReport ReadReport(ObjectReader& in) {
   return report;
 }
 
-// nlohmann's messages start with "[json.exception.parse_error.101] ".
-std::string WithoutExceptionId(std::string_view what) {
-  const size_t end = what.starts_with('[') ? what.find("] ") : std::string_view::npos;
-  return std::string(end == std::string_view::npos ? what : what.substr(end + 2));
-}
-
 Expected<Json> Parse(const std::string& text) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::exception& error) {
+  Expected<Json> document = ParseUntrustedJson(text);
+  if (!document) {
     return Fail(ErrorCode::kInvalidArgument, fmt::format("not a sectl conform report: not JSON: {}",
-                                                         WithoutExceptionId(error.what())));
+                                                         document.error().message()));
   }
+  return document;
 }
 
 }  // namespace
@@ -466,18 +266,20 @@ std::string ConformReportToJson(const ConformReport& report) {
         {"abi_vintage", report.plugin.abi_vintage}}},
       {"host", HostInfoToJson(report.host)},
       {"command_line", report.command_line},
+      {"confinement", report.confinement},
       {"started_at", report.started_at},
       {"duration_s", report.duration_s},
       {"profile", report.profile},
       {"tf_version", report.tf_version},
       {"load_error", report.load_error ? OrderedJson(*report.load_error) : OrderedJson(nullptr)},
+      {"interrupted", NullableText(report.interrupted)},
       {"summary", SummaryToJson(report.summary)},
       {"root_causes", RootCausesToJson(report.root_causes)},
       {"results", std::move(results)},
       {"throughput", ThroughputToJson(report.throughput)}};
   // Plugins print anything, so invalid UTF-8 in a log is replaced rather
   // than thrown about.
-  return document.dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
+  return EncodeJson(document, 2) + "\n";
 }
 
 Expected<ConformReport> ConformReportFromJson(const std::string& text) {
@@ -486,10 +288,10 @@ Expected<ConformReport> ConformReportFromJson(const std::string& text) {
   if (!document->is_object()) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("not a sectl conform report: the document is {}, not an object",
-                            Describe(*document)));
+                            DescribeJsonValue(*document)));
   }
   std::optional<std::string> error;
-  ObjectReader in(*document, "", error);
+  JsonReader in(*document, "", error);
   if (Expected<void> header = CheckHeader(in); !header) return tl::unexpected(header.error());
   ConformReport report = ReadReport(in);
   if (error) return Fail(ErrorCode::kInvalidArgument, "malformed conform report: " + *error);

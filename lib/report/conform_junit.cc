@@ -173,6 +173,25 @@ Outcome AppendLoadFailure(pugi::xml_node suite, const std::string& load_error) {
   return Outcome::kFailure;
 }
 
+// An interrupted run is an error of its own, so that a CI job does not
+// mistake the checks it never ran for skips of the plugin's.
+Outcome AppendInterruption(pugi::xml_node suite, const ConformReport& report) {
+  const auto unfinished =
+      std::count_if(report.results.begin(), report.results.end(), [](const CheckResult& result) {
+        return result.status == CheckStatus::kSkip && result.details.contains("interrupted");
+      });
+  pugi::xml_node testcase = suite.append_child("testcase");
+  SetAttribute(testcase, "classname", "sectl.run");
+  SetAttribute(testcase, "name", "run.complete");
+  SetAttribute(testcase, "time", Seconds(0));
+  AppendProblem(testcase, "error", "interrupted",
+                fmt::format("the run is incomplete: sectl was interrupted by {}; {} check(s) did "
+                            "not finish",
+                            *report.interrupted, unfinished),
+                "");
+  return Outcome::kError;
+}
+
 // Attributes are added in this order before any child, so they read in a
 // sensible order; their values are filled in once the children are counted.
 pugi::xml_node AppendSuite(pugi::xml_node parent, const char* element, std::string_view name) {
@@ -195,6 +214,7 @@ void SetTally(pugi::xml_node suite, const Tally& tally) {
 // Areas in first-seen order; a load failure belongs to "plugin", first.
 std::vector<std::string> Areas(const ConformReport& report) {
   std::vector<std::string> areas;
+  if (report.interrupted) areas.emplace_back("run");
   if (report.load_error) areas.emplace_back("plugin");
   for (const CheckResult& result : report.results) {
     if (std::find(areas.begin(), areas.end(), result.area) == areas.end()) {
@@ -219,6 +239,7 @@ std::string RenderConformJunit(const ConformReport& report) {
     pugi::xml_node suite = AppendSuite(suites, "testsuite", area);
     SetAttribute(suite, "timestamp", report.started_at);
     Tally tally;
+    if (area == "run" && report.interrupted) tally.Add(AppendInterruption(suite, report), 0);
     if (area == "plugin" && report.load_error) {
       tally.Add(AppendLoadFailure(suite, *report.load_error), 0);
     }

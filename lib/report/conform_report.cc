@@ -172,7 +172,8 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
 }
 
 bool IsConformant(const ConformReport& report) {
-  if (report.load_error) return false;
+  // An interrupted run establishes nothing about the checks it did not run.
+  if (report.load_error || report.interrupted) return false;
   return std::none_of(report.results.begin(), report.results.end(), [](const CheckResult& r) {
     return r.severity == CheckSeverity::kRequired && IsFailureStatus(r.status) &&
            r.baseline != BaselineVerdict::kExpected;

@@ -15,9 +15,10 @@
 namespace sectl::report {
 
 // 2 added the "blocked" status, each result's culprits, blocked_by_checks
-// and severity_reason, and the report's root_causes; version 1 documents
-// are still read (those members are then empty).
-inline constexpr int kConformSchemaVersion = 2;
+// and severity_reason, and the report's root_causes; 3 added
+// "interrupted" and "confinement". Version 1 and 2 documents are still read (those members
+// are then empty).
+inline constexpr int kConformSchemaVersion = 3;
 inline constexpr int kOldestReadableConformSchemaVersion = 1;
 
 enum class CheckStatus {
@@ -164,6 +165,11 @@ struct ConformReport {
   PluginInfo plugin;
   HostInfo host;
   std::vector<std::string> command_line;
+  // What kept the plugin's processes from sectl's own on this machine, one
+  // short line per layer (isolation/sandbox.h): "seccomp: ... refused",
+  // "capabilities: CAP_SYS_PTRACE dropped". Empty in reports older than
+  // schema_version 3.
+  std::vector<std::string> confinement;
   std::string started_at;  // ISO 8601, UTC: "2026-11-21T08:00:00Z"
   double duration_s = 0;
   std::string profile;     // "tensorflow", "tvm-device-api", ...
@@ -171,6 +177,10 @@ struct ConformReport {
   // Set when the plugin could not be loaded or initialised at all; the
   // results then say nothing about the rest of the contract.
   std::optional<std::string> load_error;
+  // The signal that stopped sectl before the run was over ("SIGINT"): the
+  // report is incomplete, and every check that did not finish is a skip
+  // that says so.
+  std::optional<std::string> interrupted;
   Summary summary;
   std::vector<RootCause> root_causes;
   std::vector<CheckResult> results;
@@ -180,7 +190,8 @@ struct ConformReport {
 };
 
 // 0 when no required check failed, crashed or timed out after the baseline
-// (and the plugin could be loaded); 1 otherwise.
+// (and the plugin could be loaded, and the run was not interrupted); 1
+// otherwise.
 bool IsConformant(const ConformReport& report);
 
 }  // namespace sectl::report

@@ -162,6 +162,25 @@ void WriteLoadError(Writer& out, const std::string& load_error) {
   out.Line("The results say nothing about the rest of the contract.");
 }
 
+// The checks an interruption of sectl kept from finishing (their details
+// name the signal; see RunChecks).
+int UnfinishedByInterruption(const ConformReport& report) {
+  return static_cast<int>(
+      std::count_if(report.results.begin(), report.results.end(), [](const CheckResult& result) {
+        return result.status == CheckStatus::kSkip && result.details.contains("interrupted");
+      }));
+}
+
+void WriteInterrupted(Writer& out, const ConformReport& report) {
+  out.Line();
+  out.Line(out.Paint(fmt::format("THE RUN IS INCOMPLETE: sectl was interrupted by {}",
+                                 Writer::Clean(*report.interrupted)),
+                     "1;33"));
+  out.Line(fmt::format("{} did not finish and {} reported as skip (\"not run\").",
+                       Counted(UnfinishedByInterruption(report), "check", true),
+                       UnfinishedByInterruption(report) == 1 ? "is" : "are"));
+}
+
 std::string ResultLine(const Writer& out, const CheckResult& result, size_t id_width) {
   std::string line =
       fmt::format("  {} {:<{}}  {}",
@@ -258,6 +277,14 @@ int RequiredFailures(const ConformReport& report) {
 
 std::string Verdict(const Writer& out, const ConformReport& report) {
   if (IsConformant(report)) return out.Paint("conformant", "1;32");
+  if (report.interrupted && !report.load_error) {
+    const int failures = RequiredFailures(report);
+    return fmt::format(
+        "{} (sectl was interrupted by {}{})", out.Paint("INCOMPLETE", "1;33"),
+        Writer::Clean(*report.interrupted),
+        failures > 0 ? fmt::format("; {} failed before", Counted(failures, "required check", true))
+                     : "");
+  }
   const std::string why =
       report.load_error
           ? std::string("the plugin did not load")
@@ -327,6 +354,7 @@ std::string RenderConformTable(const ConformReport& report, const ConformTableSt
   Writer out(style);
   WriteHeader(out, report);
   if (report.load_error) WriteLoadError(out, *report.load_error);
+  if (report.interrupted) WriteInterrupted(out, report);
   WriteRootCauses(out, report);
   WriteResults(out, report, style);
   if (report.throughput) WriteThroughput(out, *report.throughput);

@@ -127,6 +127,11 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
   const double duration_s = LongestDuration(reports);
   std::optional<std::string> load_error = FirstLoadError(reports);
   std::optional<Throughput> throughput = FirstThroughput(reports);
+  // One interrupted shard leaves the merged run incomplete.
+  std::optional<std::string> interrupted;
+  for (const ConformReport& report : reports) {
+    if (report.interrupted && !interrupted) interrupted = report.interrupted;
+  }
   Expected<std::vector<CheckResult>> results = MergeResults(reports);  // moves them out
   if (!results) return tl::unexpected(results.error());
 
@@ -136,6 +141,7 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
   merged.duration_s = duration_s;
   merged.load_error = std::move(load_error);
   merged.throughput = std::move(throughput);
+  merged.interrupted = std::move(interrupted);
   merged.summary = Summarize(merged.results);
   merged.root_causes = SummarizeRootCauses(merged.results);
   return merged;
