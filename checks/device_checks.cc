@@ -21,8 +21,6 @@
 namespace sectl::checks {
 namespace {
 
-using abi::PluginFunction;
-
 // Enough calls to see a count that changes from call to call.
 constexpr int kCountReadings = 6;
 

@@ -47,29 +47,29 @@ enum class ChildEnd {
 
 struct ChildResult {
   ChildEnd end = ChildEnd::kExited;
-  int exit_code = 0;                     // for kExited
-  int signal = 0;                        // for kSignaled, kStopped and kInterrupted
+  int exit_code = 0;  // for kExited
+  int signal = 0;     // for kSignaled, kStopped and kInterrupted
+  // Processes the child left behind (its process group and session, and
+  // orphans reparented to sectl as subreaper), killed and reaped by sectl.
+  int stray_processes = 0;
   std::chrono::milliseconds timeout{0};  // the deadline it ran under
   // What sectl's code in the child sent as framed messages on the result
   // channel (isolation/result_channel.h); nothing here comes from printing.
   std::string result;                           // the child's answer
-  bool reported = false;                        // whether it sent one (perhaps empty)
   std::optional<std::string> setup_failure;     // sectl could not confine the child
   std::vector<std::string> backtrace;           // of a crash, demangled
-  bool allocation_failed = false;               // under --memory-limit
   std::optional<std::string> guard_page_fault;  // isolation/guard_malloc.h
-  // Bytes on the channel that were no frame of sectl's, or more than
-  // kMaxResultChannelBytes: the plugin wrote on sectl's channel.
-  bool result_channel_foreign = false;
-  std::string output;  // its stdout and stderr, interleaved, truncated
-  bool output_truncated = false;
+  std::string output;                           // its stdout and stderr, interleaved, truncated
   double seconds = 0;
   // What the child (and any children it waited for) used, from wait4(2).
   double cpu_seconds = 0;
   uint64_t peak_resident_bytes = 0;
-  // Processes the child left behind (its process group and session, and
-  // orphans reparented to sectl as subreaper), killed and reaped by sectl.
-  int stray_processes = 0;
+  bool reported = false;           // whether it sent an answer (perhaps empty)
+  bool allocation_failed = false;  // under --memory-limit
+  // Bytes on the channel that were no frame of sectl's, or more than
+  // kMaxResultChannelBytes: the plugin wrote on sectl's channel.
+  bool result_channel_foreign = false;
+  bool output_truncated = false;
 };
 
 // A running child. Destroying one that has not finished kills it.
