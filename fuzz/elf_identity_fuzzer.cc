@@ -2,43 +2,15 @@
 // dlopen does. Any input must give an identity or a one-line error, never a
 // crash, a hang or a read outside the file.
 #include <elf.h>
-#include <fmt/format.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 
 #include "loader/elf_identity.h"
-
-namespace {
-
-// The reader takes a path, so the bytes go into an anonymous in-memory file
-// reached through /proc; no directory fills up with inputs.
-class MemoryFile {
- public:
-  MemoryFile() : fd_(::memfd_create("elf_identity_fuzz", MFD_CLOEXEC)) {
-    if (fd_ < 0) std::abort();
-  }
-  MemoryFile(const MemoryFile&) = delete;
-  MemoryFile& operator=(const MemoryFile&) = delete;
-  ~MemoryFile() { ::close(fd_); }
-
-  void Replace(const uint8_t* data, size_t size) {
-    if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, data, size, 0) != static_cast<ssize_t>(size)) {
-      std::abort();
-    }
-  }
-  std::string Path() const { return fmt::format("/proc/self/fd/{}", fd_); }
-
- private:
-  int fd_;
-};
-
-}  // namespace
+#include "memory_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static MemoryFile file;
+  static sectl::fuzz::MemoryFile file("elf_identity_fuzz");
   file.Replace(data, size);
   const auto identity = sectl::loader::InspectPluginFile(file.Path());
   if (identity) {
