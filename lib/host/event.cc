@@ -5,8 +5,6 @@
 
 namespace sectl::host {
 
-using abi::PluginFunction;
-
 Expected<std::unique_ptr<Event>> Event::Create(const Device& device) {
   SP_Event handle = nullptr;
   auto created = device.dispatcher().CallWithStatus<&SP_StreamExecutor::create_event>(

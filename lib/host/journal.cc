@@ -93,7 +93,9 @@ std::vector<JournalEntry> Journal::Entries() const {
 
 std::optional<JournalEntry> Journal::LastUnfinished() const {
   const auto entries = Entries();
-  for (auto entry = entries.rbegin(); entry != entries.rend(); ++entry) {
+  // Not views::reverse: clang-14 cannot compile it with libstdc++ 12.
+  for (auto entry = entries.rbegin(); entry != entries.rend();  // NOLINT(modernize-loop-convert)
+       ++entry) {
     if (entry->state == CallState::kInFlight) return *entry;
   }
   return std::nullopt;
