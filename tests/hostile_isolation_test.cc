@@ -6,22 +6,17 @@
 // a stopped check is killed at once, and sectl's own failure to confine a
 // process is sectl's error, never the plugin's.
 #include <dirent.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/capability.h>
-#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
-#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,13 +30,10 @@
 
 #include "sectl_process.h"
 
-extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
-
 namespace sectl {
 namespace {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -51,36 +43,14 @@ std::string HostilePlugin(const std::string& name) {
   return std::string(SECTL_HOSTILE_PLUGIN_DIR) + "/" + name + ".so";
 }
 
-// A temporary directory, removed with everything in it.
-class TemporaryDirectory {
- public:
-  TemporaryDirectory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "sectl-isol-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TemporaryDirectory() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  TemporaryDirectory(const TemporaryDirectory&) = delete;
-  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::TemporaryDirectory;
 
 // How long sectl may take on one hostile plugin before the test kills it:
 // a plugin that hung sectl would otherwise hang the test.
 constexpr auto kRunLimit = std::chrono::seconds(90);
 
-struct SectlRun {
-  int exit_code = -1;  // -1: killed by a signal
-  bool timed_out = false;
-  std::string out;
-  std::string err;
-  uint64_t peak_resident_bytes = 0;  // of sectl and the processes it waited for
-  json report;                       // stdout, when it is JSON
+struct SectlRun : testing::CommandResult {
+  json report;  // stdout, when it is JSON
 };
 
 // How to start sectl.
@@ -109,84 +79,17 @@ void DropResourceCapability() {
 }
 
 SectlRun RunSectl(const Launch& launch) {
-  SectlRun run;
-  std::vector<std::string> words{SECTL_BINARY};
-  words.insert(words.end(), launch.arguments.begin(), launch.arguments.end());
-  std::vector<std::string> environment;
-  for (char** variable = environ; *variable != nullptr; ++variable) {
-    environment.emplace_back(*variable);
-  }
-  environment.insert(environment.end(), launch.added_environment.begin(),
-                     launch.added_environment.end());
-  std::vector<char*> argv;
-  for (auto& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (auto& variable : environment) envp.push_back(variable.data());
-  envp.push_back(nullptr);
-
-  std::array<int, 2> out_pipe{-1, -1};
-  std::array<int, 2> err_pipe{-1, -1};
-  if (::pipe2(out_pipe.data(), O_CLOEXEC) != 0 || ::pipe2(err_pipe.data(), O_CLOEXEC) != 0) {
-    ADD_FAILURE() << "pipe: " << std::strerror(errno);
-    return run;
-  }
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out_pipe[1], STDOUT_FILENO);
-    ::dup2(err_pipe[1], STDERR_FILENO);
-    ::setpgid(0, 0);
-    if (launch.cpu_hard_limit) {
+  testing::RunOptions options{.added_environment = launch.added_environment,
+                              .deadline = kRunLimit,
+                              .own_process_group = true};
+  if (launch.cpu_hard_limit) {
+    options.before_exec = [limit = *launch.cpu_hard_limit] {
       DropResourceCapability();
-      const rlimit limit{*launch.cpu_hard_limit, *launch.cpu_hard_limit};
-      if (::setrlimit(RLIMIT_CPU, &limit) != 0) ::_exit(126);
-    }
-    ::execve(argv[0], argv.data(), envp.data());
-    ::_exit(127);
+      const rlimit hard{limit, limit};
+      if (::setrlimit(RLIMIT_CPU, &hard) != 0) ::_exit(126);
+    };
   }
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (pid < 0) {
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    ADD_FAILURE() << "fork: " << std::strerror(errno);
-    return run;
-  }
-  std::array<pollfd, 2> descriptors{pollfd{out_pipe[0], POLLIN, 0}, pollfd{err_pipe[0], POLLIN, 0}};
-  std::array<std::string*, 2> sinks{&run.out, &run.err};
-  const auto deadline = Clock::now() + kRunLimit;
-  std::array<char, 8192> buffer{};
-  for (int open = 2; open > 0;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      run.timed_out = true;
-      ::kill(-pid, SIGCONT);
-      ::kill(-pid, SIGKILL);
-      break;
-    }
-    if (::poll(descriptors.data(), descriptors.size(), static_cast<int>(left)) < 0 &&
-        errno != EINTR) {
-      break;
-    }
-    for (size_t i = 0; i < descriptors.size(); ++i) {
-      if (descriptors[i].fd < 0 || descriptors[i].revents == 0) continue;
-      const ssize_t got = ::read(descriptors[i].fd, buffer.data(), buffer.size());
-      if (got > 0) {
-        sinks[i]->append(buffer.data(), static_cast<size_t>(got));
-      } else if (got == 0 || errno != EINTR) {
-        descriptors[i].fd = -1;
-        --open;
-      }
-    }
-  }
-  ::close(out_pipe[0]);
-  ::close(err_pipe[0]);
-  int status = 0;
-  rusage usage{};
-  ::wait4(pid, &status, 0, &usage);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.peak_resident_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB
+  SectlRun run{testing::RunSectl(launch.arguments, options)};
   run.report = json::parse(run.out, nullptr, /*allow_exceptions=*/false);
   return run;
 }

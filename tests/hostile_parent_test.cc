@@ -7,8 +7,6 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/kcmp.h>
-#include <poll.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -37,13 +35,10 @@
 #include "isolation/supervisor.h"
 #include "sectl_process.h"
 
-extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
-
 namespace sectl {
 namespace {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -276,34 +271,12 @@ std::string HostilePlugin(const std::string& name) {
   return std::string(SECTL_HOSTILE_PLUGIN_DIR) + "/" + name + ".so";
 }
 
-struct SectlRun {
-  int exit_code = -1;  // -1: killed by a signal
-  bool timed_out = false;
-  std::string out;
-  std::string err;
+struct SectlRun : testing::CommandResult {
   std::string log;  // what the plugin logged (SECTL_HOSTILE_LOG)
   json report;
 };
 
-// A temporary directory, removed with everything in it.
-class TemporaryDirectory {
- public:
-  TemporaryDirectory() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "sectl-hostile-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TemporaryDirectory() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  TemporaryDirectory(const TemporaryDirectory&) = delete;
-  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using testing::TemporaryDirectory;
 
 // How long sectl may take on one hostile plugin: a hostile plugin that
 // stopped sectl would hang it forever.
@@ -313,84 +286,16 @@ constexpr auto kRunLimit = std::chrono::seconds(90);
 // environment and SECTL_HOSTILE_LOG passed to the plugin, in a process
 // group of its own, killed (after a SIGCONT) if it passes kRunLimit.
 SectlRun ConformHostile(const std::string& plugin, const std::string& secret = {}) {
-  SectlRun run;
   TemporaryDirectory directory;
   const std::filesystem::path log = directory.path() / "hostile.log";
-  std::vector<std::string> words{
-      SECTL_BINARY, "conform",           HostilePlugin(plugin), "--report",  "json",
-      "--pass-env", "SECTL_HOSTILE_LOG", "--no-throughput",     "--timeout", "20"};
-  std::vector<std::string> environment;
-  for (char** variable = environ; *variable != nullptr; ++variable) {
-    environment.emplace_back(*variable);
-  }
-  environment.push_back("SECTL_HOSTILE_LOG=" + log.string());
-  if (!secret.empty()) environment.push_back(secret);
-  std::vector<char*> argv;
-  for (auto& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (auto& variable : environment) envp.push_back(variable.data());
-  envp.push_back(nullptr);
-
-  std::array<int, 2> out_pipe{-1, -1};
-  std::array<int, 2> err_pipe{-1, -1};
-  if (::pipe2(out_pipe.data(), O_CLOEXEC) != 0 || ::pipe2(err_pipe.data(), O_CLOEXEC) != 0) {
-    ADD_FAILURE() << "pipe: " << std::strerror(errno);
-    return run;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (spawned != 0) {
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    ADD_FAILURE() << "cannot start sectl: " << std::strerror(spawned);
-    return run;
-  }
-  std::array<pollfd, 2> descriptors{pollfd{out_pipe[0], POLLIN, 0}, pollfd{err_pipe[0], POLLIN, 0}};
-  std::array<std::string*, 2> sinks{&run.out, &run.err};
-  const auto deadline = Clock::now() + kRunLimit;
-  std::array<char, 8192> buffer{};
-  for (int open = 2; open > 0;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      run.timed_out = true;
-      ::kill(pid, SIGCONT);
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    if (::poll(descriptors.data(), descriptors.size(), static_cast<int>(left)) < 0 &&
-        errno != EINTR) {
-      break;
-    }
-    for (size_t i = 0; i < descriptors.size(); ++i) {
-      if (descriptors[i].fd < 0 || descriptors[i].revents == 0) continue;
-      const ssize_t got = ::read(descriptors[i].fd, buffer.data(), buffer.size());
-      if (got > 0) {
-        sinks[i]->append(buffer.data(), static_cast<size_t>(got));
-      } else if (got == 0 || errno != EINTR) {
-        descriptors[i].fd = -1;
-        --open;
-      }
-    }
-  }
-  ::close(out_pipe[0]);
-  ::close(err_pipe[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  testing::RunOptions options{.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()},
+                              .deadline = kRunLimit,
+                              .own_process_group = true};
+  if (!secret.empty()) options.added_environment.push_back(secret);
+  SectlRun run{
+      testing::RunSectl({"conform", HostilePlugin(plugin), "--report", "json", "--pass-env",
+                         "SECTL_HOSTILE_LOG", "--no-throughput", "--timeout", "20"},
+                        options)};
   std::ifstream log_file(log);
   run.log.assign(std::istreambuf_iterator<char>(log_file), std::istreambuf_iterator<char>());
   try {

@@ -2,20 +2,48 @@
 // other programs the tests need (a JSON Schema validator).
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace sectl::testing {
 
 struct CommandResult {
-  int exit_code = -1;  // -1 when killed by a signal
   std::string out;
   std::string err;
+  uint64_t peak_resident_bytes = 0;  // of the program and what it waited for
+  int exit_code = -1;                // -1 when killed by a signal
+  bool timed_out = false;            // killed at RunOptions::deadline
 };
+
+// How to run a program; the defaults run it as RunCommand does.
+struct RunOptions {
+  std::string directory;                       // where it runs, if not here
+  std::vector<std::string> added_environment;  // "NAME=value", after ours
+  // When set, the program (its whole process group, with own_process_group)
+  // is continued and killed once it has run this long: a program that hung
+  // or was stopped would otherwise hang the test.
+  std::optional<std::chrono::milliseconds> deadline;
+  // In the forked child, just before exec: for limits and capabilities that
+  // only the program should have. It may _exit() to report a failure.
+  std::function<void()> before_exec;
+  // A process group of its own, so that the deadline also ends whatever the
+  // program started.
+  bool own_process_group = false;
+};
+
+// Runs `argv` (no shell): argv[0] is a path, or a name looked up on PATH.
+// exit_code stays -1 when the program cannot be started.
+CommandResult Run(const std::vector<std::string>& argv, const RunOptions& options);
 
 // Runs SECTL_BINARY with `arguments` (no shell), in `directory` if given.
 CommandResult RunSectl(const std::vector<std::string>& arguments,
                        const std::string& directory = {});
+CommandResult RunSectl(const std::vector<std::string>& arguments, const RunOptions& options);
 
 // Runs any program (no shell): argv[0] is a path, or a name looked up on PATH.
 CommandResult RunCommand(const std::vector<std::string>& argv);
@@ -23,5 +51,22 @@ CommandResult RunCommand(const std::vector<std::string>& argv);
 // The path of a bundled reference plugin or of a test fixture.
 std::string ReferencePlugin(const std::string& name);  // "sectl_cpu"
 std::string FixturePlugin(const std::string& name);    // "crash_in_init"
+
+// A new directory under the temporary directory, named `prefix` and six
+// random characters, removed with everything in it. path() is empty when it
+// could not be made.
+class TemporaryDirectory {
+ public:
+  explicit TemporaryDirectory(const std::string& prefix = "sectl-test-");
+  ~TemporaryDirectory();
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  TemporaryDirectory(TemporaryDirectory&&) = delete;
+  TemporaryDirectory& operator=(TemporaryDirectory&&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace sectl::testing
