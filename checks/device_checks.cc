@@ -15,8 +15,7 @@
 
 #include "conform/check.h"
 #include "host/compatibility.h"
-#include "host/dispatcher.h"
-#include "host/guarded_struct.h"
+#include "host/unusual_calls.h"
 
 namespace sectl::checks {
 namespace {
@@ -48,29 +47,6 @@ int RequireSomeDevices(conform::CheckContext& check) {
         fmt::format("get_device_count reports {} (registration.init reports it)", Devices(count)));
   }
   return count;
-}
-
-// What create_device left in the host's structs for one ordinal.
-struct CreateDeviceAnswer {
-  Expected<void> status;
-  SP_Device device;
-};
-
-// create_device as TensorFlow calls it, but into structs the check keeps, so
-// that what the plugin wrote is visible even when it reports failure.
-CreateDeviceAnswer CallCreateDevice(host::Platform& platform, int ordinal) {
-  auto device = platform.HandOver<SP_Device>(abi::StructKind::kDevice);
-  auto params = platform.HandOver<SE_CreateDeviceParams>(abi::StructKind::kCreateDeviceParams);
-  params->ordinal = ordinal;
-  params->device = device.get();
-  auto status = platform.dispatcher().CallWithStatus<&SP_PlatformFns::create_device>(
-      platform.platform_fns(), platform.plugin_platform(), params.get());
-  return {std::move(status), *device.get()};
-}
-
-void CallDestroyDevice(const host::Platform& platform, SP_Device device) {
-  (void)platform.dispatcher().Call<&SP_PlatformFns::destroy_device>(
-      platform.platform_fns(), platform.plugin_platform(), &device);
 }
 
 // Reports `behaviour` as its one judgement says: a failure where it harms a
@@ -167,7 +143,7 @@ SECTL_CHECK("device.out_of_range", kRecommended,
   std::vector<int> handed_out;
   for (int ordinal : {count, count + 1}) {
     const uint64_t exceptions_before = check.journal().exception_count();
-    CreateDeviceAnswer answer = CallCreateDevice(platform, ordinal);
+    host::UnusualCalls::CreatedDevice answer = host::UnusualCalls::CreateDevice(platform, ordinal);
     if (check.journal().exception_count() != exceptions_before) {
       // Not a refusal: inside TensorFlow an exception across the C API is
       // std::terminate, whatever the ordinal.
@@ -182,7 +158,7 @@ SECTL_CHECK("device.out_of_range", kRecommended,
                        {"device_handle_set", answer.device.device_handle != nullptr}});
     if (answer.status) {
       handed_out.push_back(ordinal);
-      CallDestroyDevice(platform, answer.device);
+      host::UnusualCalls::DestroyDevice(platform, answer.device);
     } else if (answer.device.device_handle != nullptr) {
       check.Warn(fmt::format(
           "create_device for ordinal {} failed but left a device_handle in SP_Device: "

@@ -25,8 +25,8 @@
 
 #include "conform/check.h"
 #include "conform/check_support.h"
-#include "host/dispatcher.h"
 #include "host/stream.h"
+#include "host/unusual_calls.h"
 
 namespace sectl::checks {
 namespace {
@@ -82,23 +82,6 @@ uint64_t MisalignmentOf(const void* pointer) {
   return reinterpret_cast<uintptr_t>(pointer) % kTensorAlignment;
 }
 
-// allocate as TensorFlow calls it, returning the struct exactly as the plugin
-// filled it. For checks that must choose what deallocate receives:
-// host::DeviceMemory always frees as TensorFlow does.
-Expected<SP_DeviceMemoryBase> AllocateRaw(const host::Device& device, uint64_t size) {
-  SP_DeviceMemoryBase memory{};
-  memory.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
-  auto called = device.dispatcher().Call<&SP_StreamExecutor::allocate>(
-      device.fns(), device.plugin_device(), size, int64_t{0}, &memory);
-  if (!called) return tl::unexpected(called.error());
-  return memory;
-}
-
-void DeallocateRaw(const host::Device& device, SP_DeviceMemoryBase memory) {
-  (void)device.dispatcher().Call<&SP_StreamExecutor::deallocate>(device.fns(),
-                                                                 device.plugin_device(), &memory);
-}
-
 // What TensorFlow's DeviceMemAllocator::Free passes: DeviceMemoryBase(ptr).
 SP_DeviceMemoryBase OnlyOpaque(void* opaque) {
   SP_DeviceMemoryBase memory{};
@@ -114,7 +97,8 @@ class RawAllocation {
   RawAllocation(const host::Device& device, const SP_DeviceMemoryBase& memory)
       : device_(&device), memory_(memory) {}
   ~RawAllocation() {
-    if (memory_.opaque != nullptr) DeallocateRaw(*device_, OnlyOpaque(memory_.opaque));
+    if (memory_.opaque != nullptr)
+      host::UnusualCalls::Deallocate(*device_, OnlyOpaque(memory_.opaque));
   }
   RawAllocation(RawAllocation&& other) noexcept
       : device_(other.device_), memory_(std::exchange(other.memory_, {})) {}
@@ -124,10 +108,10 @@ class RawAllocation {
 
   const SP_DeviceMemoryBase& memory() const { return memory_; }
   // deallocate with the struct exactly as allocate filled it (size, payload).
-  void FreeAsReturned() { DeallocateRaw(*device_, std::exchange(memory_, {})); }
+  void FreeAsReturned() { host::UnusualCalls::Deallocate(*device_, std::exchange(memory_, {})); }
   // deallocate as TensorFlow calls it.
   void FreeAsTensorFlowDoes() {
-    DeallocateRaw(*device_, OnlyOpaque(std::exchange(memory_, {}).opaque));
+    host::UnusualCalls::Deallocate(*device_, OnlyOpaque(std::exchange(memory_, {}).opaque));
   }
 
  private:
@@ -137,8 +121,8 @@ class RawAllocation {
 
 RawAllocation RequireRawAllocation(conform::CheckContext& check, const host::Device& device,
                                    uint64_t size) {
-  const SP_DeviceMemoryBase memory =
-      check.Require(AllocateRaw(device, size), fmt::format("allocate({})", Bytes(size)));
+  const SP_DeviceMemoryBase memory = check.Require(host::UnusualCalls::Allocate(device, size),
+                                                   fmt::format("allocate({})", Bytes(size)));
   if (memory.opaque == nullptr) {
     const std::string what = fmt::format("allocate returned no memory for {}", Bytes(size));
     if (!check.Tests(PluginFunction::kAllocate)) check.Blocked(PluginFunction::kAllocate, what);
@@ -428,11 +412,12 @@ SECTL_CHECK("memory.allocate_zero", kRecommended,
                 "other hosts and direct users may") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
-  const SP_DeviceMemoryBase memory = check.Require(AllocateRaw(device, 0), "allocate(0 bytes)");
+  const SP_DeviceMemoryBase memory =
+      check.Require(host::UnusualCalls::Allocate(device, 0), "allocate(0 bytes)");
   check.details() = {{"opaque", Address(memory.opaque)}, {"reported_size", memory.size}};
   // Freeing null is memory.deallocate's to test; a real block goes back as
   // TensorFlow returns every block.
-  if (memory.opaque != nullptr) DeallocateRaw(device, OnlyOpaque(memory.opaque));
+  if (memory.opaque != nullptr) host::UnusualCalls::Deallocate(device, OnlyOpaque(memory.opaque));
 }
 
 // ---------------------------------------------------------------------------
@@ -475,7 +460,7 @@ SECTL_CHECK("memory.deallocate", kRequired,
                              PluginFunction::kGetAllocatorStats});
   const host::Device& device = check.device();
   // The null-representative value: what a failed or zero-byte allocation leaves.
-  DeallocateRaw(device, OnlyOpaque(nullptr));
+  host::UnusualCalls::Deallocate(device, OnlyOpaque(nullptr));
 
   // Whether memory is really freed shows in bytes_in_use. A plugin that
   // frees only when told the size (or payload) releases the struct allocate
@@ -736,8 +721,8 @@ void CheckLimitIsEnforced(conform::CheckContext& check, const host::Device& devi
     return;
   }
   const auto size = static_cast<uint64_t>(std::max<int64_t>(beyond, 1));
-  const SP_DeviceMemoryBase memory =
-      check.Require(AllocateRaw(device, size), fmt::format("allocate({})", Bytes(size)));
+  const SP_DeviceMemoryBase memory = check.Require(host::UnusualCalls::Allocate(device, size),
+                                                   fmt::format("allocate({})", Bytes(size)));
   check.details()["bytes_limit_tested"] = fmt::format("yes: asked for {}", Bytes(size));
   if (memory.opaque != nullptr) {
     RawAllocation{device, memory}.FreeAsTensorFlowDoes();

@@ -9,7 +9,7 @@
 
 #include "conform/check.h"
 #include "host/compatibility.h"
-#include "host/guarded_struct.h"
+#include "host/unusual_calls.h"
 
 namespace sectl::checks {
 namespace {
@@ -26,65 +26,20 @@ constexpr host::VersionFields kNextMajorVersion{SE_MAJOR + 1, SE_MINOR, SE_PATCH
 // A host of a newer minor version: only additions, so a plugin should accept it.
 constexpr host::VersionFields kNextMinorVersion{SE_MAJOR, SE_MINOR + 1, SE_PATCH};
 
-// One SE_InitPlugin call made as TensorFlow makes it (fresh structs with
-// struct_size pre-filled, a fresh TF_Status), offering `offered`, and
-// nothing after it: a plugin that declined is asked for nothing more. A
-// registration the plugin reported as successful is torn down as TensorFlow
-// tears one down, with destroy_platform and destroy_platform_fns.
-class InitCall {
+// An SE_InitPlugin call offering `offered`, in the check's journal.
+class InitCall : public host::InitOnlyRegistration {
  public:
   InitCall(conform::CheckContext& check, const host::VersionFields& offered)
-      : dispatcher_(check.journal()), offered_(offered) {
-    params_->major_version = offered.major;
-    params_->minor_version = offered.minor;
-    params_->patch_version = offered.patch;
-    params_->platform = platform_.get();
-    params_->platform_fns = platform_fns_.get();
-    result_ = dispatcher_.CallInitPlugin(check.library().init_plugin(), params_.get());
-  }
-  ~InitCall() {
-    if (!succeeded()) return;  // TensorFlow destroys nothing it failed to register
-    (void)dispatcher_.Call<&SE_PlatformRegistrationParams::destroy_platform>(*params_.get(),
-                                                                             platform_.get());
-    (void)dispatcher_.Call<&SE_PlatformRegistrationParams::destroy_platform_fns>(
-        *params_.get(), platform_fns_.get());
-  }
-  InitCall(const InitCall&) = delete;
-  InitCall& operator=(const InitCall&) = delete;
+      : InitOnlyRegistration(check.journal(), check.library().init_plugin(), offered) {}
 
-  const host::VersionFields& offered() const { return offered_; }
-  bool succeeded() const { return result_.has_value(); }
-  // The plugin's error, "SE_InitPlugin failed: FAILED_PRECONDITION: ..."; "" on success.
-  std::string error() const { return succeeded() ? "" : result_.error().message(); }
-
-  // What TensorFlow validates once SE_InitPlugin returns OK, as far as the
-  // plugin set it: "name", "type", "destroy_platform", "destroy_platform_fns".
-  std::vector<std::string> RegisteredMembers() const {
-    std::vector<std::string> members;
-    if (platform_.get()->name != nullptr) members.emplace_back("name");
-    if (platform_.get()->type != nullptr) members.emplace_back("type");
-    if (params_.get()->destroy_platform != nullptr) members.emplace_back("destroy_platform");
-    if (params_.get()->destroy_platform_fns != nullptr)
-      members.emplace_back("destroy_platform_fns");
-    return members;
-  }
   bool RegisteredNothing() const { return RegisteredMembers().empty(); }
   bool RegisteredEverything() const { return RegisteredMembers().size() == 4; }
 
   nlohmann::json Describe() const {
-    return {{"offered", VersionText(offered_)},
+    return {{"offered", VersionText(offered())},
             {"status", succeeded() ? "OK" : error()},
             {"registered", RegisteredMembers()}};
   }
-
- private:
-  host::Dispatcher dispatcher_;
-  host::VersionFields offered_;
-  host::GuardedStruct<SE_PlatformRegistrationParams> params_{
-      SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE};
-  host::GuardedStruct<SP_Platform> platform_{SP_PLATFORM_STRUCT_SIZE};
-  host::GuardedStruct<SP_PlatformFns> platform_fns_{SP_PLATFORM_FNS_STRUCT_SIZE};
-  Expected<void> result_;
 };
 
 }  // namespace

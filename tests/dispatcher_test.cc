@@ -5,8 +5,11 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
 #include "host/journal.h"
+#include "host/platform.h"
+#include "host/table_access.h"
 
 namespace sectl::host {
 namespace {
@@ -128,6 +131,12 @@ TEST(Dispatcher, OnlyTvmDeviceHooksAreCalledByHookNumber) {
   EXPECT_EQ(refused.error().code(), ErrorCode::kInternal);
   EXPECT_EQ(journal.Entries().size(), 1u);
 }
+
+// Code outside the runtime's objects (every check, every command, this test)
+// cannot make the key to the raw tables, so it cannot pick a table to call
+// through: the one door is the runtime's objects and host::UnusualCalls.
+static_assert(!std::is_default_constructible_v<TableAccess>);
+static_assert(!std::is_invocable_v<decltype(&Platform::stream_executor), const Platform&>);
 
 TEST(Journal, KeepsTheNewestCallsAndFindsTheOneThatNeverReturned) {
   Journal journal;

@@ -158,15 +158,16 @@ class CompatibilityJudge {
   static std::map<size_t, WrittenMember> AsWritten(const Platform& platform,
                                                    const abi::StructLayout& plugin_layout) {
     const auto& current = abi::CurrentLayout(abi::StructKind::kStreamExecutor);
-    const auto* decoded = reinterpret_cast<const unsigned char*>(&platform.stream_executor());
+    const auto decoded = platform.stream_executor_bytes();
     std::map<size_t, WrittenMember> written;
     for (const auto& member : plugin_layout.members) {
       for (const auto& same : current.members) {
-        if (same.name != member.name || member.name == "struct_size" || member.name == "ext") {
+        if (same.name != member.name || member.name == "struct_size" || member.name == "ext" ||
+            same.offset + sizeof(void*) > decoded.size()) {
           continue;
         }
         const void* value = nullptr;
-        std::memcpy(&value, decoded + same.offset, sizeof(value));
+        std::memcpy(&value, decoded.data() + same.offset, sizeof(value));
         written[member.offset] = {member.name, value};
       }
     }

@@ -29,7 +29,7 @@ Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal
   params->ordinal = ordinal;
   params->device = device.get();
   auto created = platform.dispatcher().CallWithStatus<&SP_PlatformFns::create_device>(
-      platform.platform_fns(), platform.plugin_platform(), params.get());
+      platform.platform_fns({}), platform.plugin_platform(), params.get());
   if (!created) return tl::unexpected(created.error());
 
   platform.NoteOverrun("SP_Device", device);
@@ -53,29 +53,31 @@ Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal
 }
 
 Device::~Device() {
-  (void)dispatcher().Call<&SP_PlatformFns::destroy_device>(platform_.platform_fns(),
+  (void)dispatcher().Call<&SP_PlatformFns::destroy_device>(platform_.platform_fns({}),
                                                            platform_.plugin_platform(), &device_);
 }
 
 const Dispatcher& Device::dispatcher() const { return platform_.dispatcher(); }
 
-const SP_StreamExecutor& Device::fns() const { return platform_.stream_executor(); }
+const SP_StreamExecutor& Device::fns(TableAccess key) const {
+  return platform_.stream_executor(key);
+}
 
 std::optional<int32_t> Device::NumaNode() const {
-  auto node = dispatcher().Call<&SP_DeviceFns::get_numa_node>(platform_.device_fns(), &device_);
+  auto node = dispatcher().Call<&SP_DeviceFns::get_numa_node>(platform_.device_fns({}), &device_);
   if (!node) return std::nullopt;
   return *node;
 }
 
 std::optional<int64_t> Device::MemoryBandwidth() const {
   auto bandwidth =
-      dispatcher().Call<&SP_DeviceFns::get_memory_bandwidth>(platform_.device_fns(), &device_);
+      dispatcher().Call<&SP_DeviceFns::get_memory_bandwidth>(platform_.device_fns({}), &device_);
   if (!bandwidth) return std::nullopt;
   return *bandwidth;
 }
 
 std::optional<double> Device::Gflops() const {
-  auto gflops = dispatcher().Call<&SP_DeviceFns::get_gflops>(platform_.device_fns(), &device_);
+  auto gflops = dispatcher().Call<&SP_DeviceFns::get_gflops>(platform_.device_fns({}), &device_);
   if (!gflops) return std::nullopt;
   return *gflops;
 }
@@ -83,7 +85,7 @@ std::optional<double> Device::Gflops() const {
 Expected<MemoryUsage> Device::QueryMemoryUsage() const {
   MemoryUsage usage;
   auto answered = dispatcher().Call<&SP_StreamExecutor::device_memory_usage>(
-      fns(), &device_, &usage.free_bytes, &usage.total_bytes);
+      fns({}), &device_, &usage.free_bytes, &usage.total_bytes);
   if (!answered) return tl::unexpected(answered.error());
   if (*answered == 0) {
     return PluginFailure(
@@ -97,7 +99,7 @@ Expected<MemoryUsage> Device::QueryMemoryUsage() const {
 Expected<std::optional<SP_AllocatorStats>> Device::QueryAllocatorStats() const {
   auto stats = platform_.HandOver<SP_AllocatorStats>(abi::StructKind::kAllocatorStats);
   auto answered =
-      dispatcher().Call<&SP_StreamExecutor::get_allocator_stats>(fns(), &device_, stats.get());
+      dispatcher().Call<&SP_StreamExecutor::get_allocator_stats>(fns({}), &device_, stats.get());
   if (!answered) return tl::unexpected(answered.error());
   platform_.NoteOverrun("SP_AllocatorStats", stats);
   if (*answered == 0) return std::optional<SP_AllocatorStats>();
@@ -106,8 +108,8 @@ Expected<std::optional<SP_AllocatorStats>> Device::QueryAllocatorStats() const {
 
 Expected<DeviceMemory> Device::Allocate(uint64_t size, int64_t memory_space) const {
   auto memory = platform_.HandOver<SP_DeviceMemoryBase>(abi::StructKind::kDeviceMemoryBase);
-  auto called = dispatcher().Call<&SP_StreamExecutor::allocate>(fns(), &device_, size, memory_space,
-                                                                memory.get());
+  auto called = dispatcher().Call<&SP_StreamExecutor::allocate>(fns({}), &device_, size,
+                                                                memory_space, memory.get());
   if (!called) return tl::unexpected(called.error());
   platform_.NoteOverrun("SP_DeviceMemoryBase", memory);
   if (memory->opaque == nullptr && size > 0) {
@@ -123,15 +125,15 @@ void Device::Deallocate(void* opaque) const {
   SP_DeviceMemoryBase memory{};
   memory.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
   memory.opaque = opaque;
-  (void)dispatcher().Call<&SP_StreamExecutor::deallocate>(fns(), &device_, &memory);
+  (void)dispatcher().Call<&SP_StreamExecutor::deallocate>(fns({}), &device_, &memory);
 }
 
 Expected<HostMemory> Device::AllocateHost(HostMemoryKind kind, uint64_t size) const {
   const bool pinned = kind == HostMemoryKind::kPinned;
   auto data =
       pinned
-          ? dispatcher().Call<&SP_StreamExecutor::host_memory_allocate>(fns(), &device_, size)
-          : dispatcher().Call<&SP_StreamExecutor::unified_memory_allocate>(fns(), &device_, size);
+          ? dispatcher().Call<&SP_StreamExecutor::host_memory_allocate>(fns({}), &device_, size)
+          : dispatcher().Call<&SP_StreamExecutor::unified_memory_allocate>(fns({}), &device_, size);
   if (!data) return tl::unexpected(data.error());
   if (*data == nullptr && size > 0) {
     return PluginFailure(
@@ -144,9 +146,9 @@ Expected<HostMemory> Device::AllocateHost(HostMemoryKind kind, uint64_t size) co
 
 void Device::DeallocateHost(HostMemoryKind kind, void* data) const {
   if (kind == HostMemoryKind::kPinned) {
-    (void)dispatcher().Call<&SP_StreamExecutor::host_memory_deallocate>(fns(), &device_, data);
+    (void)dispatcher().Call<&SP_StreamExecutor::host_memory_deallocate>(fns({}), &device_, data);
   } else {
-    (void)dispatcher().Call<&SP_StreamExecutor::unified_memory_deallocate>(fns(), &device_, data);
+    (void)dispatcher().Call<&SP_StreamExecutor::unified_memory_deallocate>(fns({}), &device_, data);
   }
 }
 
@@ -157,25 +159,26 @@ Expected<std::unique_ptr<Event>> Device::CreateEvent() const { return Event::Cre
 Expected<std::unique_ptr<Timer>> Device::CreateTimer() const { return Timer::Create(*this); }
 
 Expected<void> Device::SynchronizeAllActivity() const {
-  return dispatcher().CallWithStatus<&SP_StreamExecutor::synchronize_all_activity>(fns(), &device_);
+  return dispatcher().CallWithStatus<&SP_StreamExecutor::synchronize_all_activity>(fns({}),
+                                                                                   &device_);
 }
 
 Expected<void> Device::SyncMemcpyHtoD(SP_DeviceMemoryBase destination, const void* source,
                                       uint64_t size) const {
   return dispatcher().CallWithStatus<&SP_StreamExecutor::sync_memcpy_htod>(
-      fns(), &device_, &destination, source, size);
+      fns({}), &device_, &destination, source, size);
 }
 
 Expected<void> Device::SyncMemcpyDtoH(void* destination, SP_DeviceMemoryBase source,
                                       uint64_t size) const {
   return dispatcher().CallWithStatus<&SP_StreamExecutor::sync_memcpy_dtoh>(
-      fns(), &device_, destination, static_cast<const SP_DeviceMemoryBase*>(&source), size);
+      fns({}), &device_, destination, static_cast<const SP_DeviceMemoryBase*>(&source), size);
 }
 
 Expected<void> Device::SyncMemcpyDtoD(SP_DeviceMemoryBase destination, SP_DeviceMemoryBase source,
                                       uint64_t size) const {
   return dispatcher().CallWithStatus<&SP_StreamExecutor::sync_memcpy_dtod>(
-      fns(), &device_, &destination, static_cast<const SP_DeviceMemoryBase*>(&source), size);
+      fns({}), &device_, &destination, static_cast<const SP_DeviceMemoryBase*>(&source), size);
 }
 
 }  // namespace sectl::host

@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "host/findings.h"
 #include "host/memory.h"
+#include "host/table_access.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
 namespace sectl::host {
@@ -74,7 +75,7 @@ class Device {
   // For the runtime's other objects.
   const Platform& platform() const { return platform_; }
   const Dispatcher& dispatcher() const;
-  const SP_StreamExecutor& fns() const;
+  const SP_StreamExecutor& fns(TableAccess key) const;  // see host/table_access.h
   const SP_Device* plugin_device() const { return &device_; }
   void Deallocate(void* opaque) const;
   void DeallocateHost(HostMemoryKind kind, void* data) const;

@@ -8,7 +8,7 @@ namespace sectl::host {
 Expected<std::unique_ptr<Event>> Event::Create(const Device& device) {
   SP_Event handle = nullptr;
   auto created = device.dispatcher().CallWithStatus<&SP_StreamExecutor::create_event>(
-      device.fns(), device.plugin_device(), &handle);
+      device.fns({}), device.plugin_device(), &handle);
   if (!created) return tl::unexpected(created.error());
   return std::make_unique<Event>(Passkey{}, device, handle);
 }
@@ -16,17 +16,17 @@ Expected<std::unique_ptr<Event>> Event::Create(const Device& device) {
 Event::~Event() {
   if (handle_ == nullptr) return;
   (void)device_.dispatcher().Call<&SP_StreamExecutor::destroy_event>(
-      device_.fns(), device_.plugin_device(), handle_);
+      device_.fns({}), device_.plugin_device(), handle_);
 }
 
 Expected<SE_EventStatus> Event::Status() const {
   return device_.dispatcher().Call<&SP_StreamExecutor::get_event_status>(
-      device_.fns(), device_.plugin_device(), handle_);
+      device_.fns({}), device_.plugin_device(), handle_);
 }
 
 Expected<void> Event::BlockHost() const {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::block_host_for_event>(
-      device_.fns(), device_.plugin_device(), handle_);
+      device_.fns({}), device_.plugin_device(), handle_);
 }
 
 }  // namespace sectl::host

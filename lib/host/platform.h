@@ -10,9 +10,11 @@
 // an older plugin's layout is not misread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,7 @@
 #include "host/dispatcher.h"
 #include "host/findings.h"
 #include "host/guarded_struct.h"
+#include "host/table_access.h"
 #include "loader/plugin_library.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
@@ -100,10 +103,16 @@ class Platform {
   // For the runtime's other objects.
   const Dispatcher& dispatcher() const { return dispatcher_; }
   const SP_Platform* plugin_platform() const { return &platform_; }
-  const SP_PlatformFns& platform_fns() const { return platform_fns_; }
-  const SP_StreamExecutor& stream_executor() const { return stream_executor_; }
-  const SP_DeviceFns& device_fns() const { return device_fns_; }
-  const SP_TimerFns& timer_fns() const { return timer_fns_; }
+  // The raw tables, for those TableAccess lets in (see host/table_access.h).
+  const SP_PlatformFns& platform_fns(TableAccess /*key*/) const { return platform_fns_; }
+  const SP_StreamExecutor& stream_executor(TableAccess /*key*/) const { return stream_executor_; }
+  const SP_DeviceFns& device_fns(TableAccess /*key*/) const { return device_fns_; }
+  const SP_TimerFns& timer_fns(TableAccess /*key*/) const { return timer_fns_; }
+  // The stream executor table as the plugin filled it, as bytes to read
+  // (where each function pointer landed), not to call through.
+  std::span<const std::byte> stream_executor_bytes() const {
+    return std::as_bytes(std::span(&stream_executor_, 1));
+  }
 
   // Records what a struct's reported size says, with a finding when it is
   // not the current layout. Returns the reading.

@@ -28,7 +28,7 @@ void HostCallbackTrampoline(void* argument, TF_Status* status) noexcept {
 Expected<std::unique_ptr<Stream>> Stream::Create(const Device& device) {
   SP_Stream handle = nullptr;
   auto created = device.dispatcher().CallWithStatus<&SP_StreamExecutor::create_stream>(
-      device.fns(), device.plugin_device(), &handle);
+      device.fns({}), device.plugin_device(), &handle);
   if (!created) return tl::unexpected(created.error());
   return std::make_unique<Stream>(Passkey{}, device, handle);
 }
@@ -37,57 +37,57 @@ Stream::~Stream() {
   (void)BlockHostUntilDone();
   if (handle_ != nullptr) {
     (void)device_.dispatcher().Call<&SP_StreamExecutor::destroy_stream>(
-        device_.fns(), device_.plugin_device(), handle_);
+        device_.fns({}), device_.plugin_device(), handle_);
   }
 }
 
 Expected<void> Stream::MemcpyHtoD(SP_DeviceMemoryBase destination, const void* source,
                                   uint64_t size) {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::memcpy_htod>(
-      device_.fns(), device_.plugin_device(), handle_, &destination, source, size);
+      device_.fns({}), device_.plugin_device(), handle_, &destination, source, size);
 }
 
 Expected<void> Stream::MemcpyDtoH(void* destination, SP_DeviceMemoryBase source, uint64_t size) {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::memcpy_dtoh>(
-      device_.fns(), device_.plugin_device(), handle_, destination,
+      device_.fns({}), device_.plugin_device(), handle_, destination,
       static_cast<const SP_DeviceMemoryBase*>(&source), size);
 }
 
 Expected<void> Stream::MemcpyDtoD(SP_DeviceMemoryBase destination, SP_DeviceMemoryBase source,
                                   uint64_t size) {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::memcpy_dtod>(
-      device_.fns(), device_.plugin_device(), handle_, &destination,
+      device_.fns({}), device_.plugin_device(), handle_, &destination,
       static_cast<const SP_DeviceMemoryBase*>(&source), size);
 }
 
 Expected<void> Stream::MemZero(SP_DeviceMemoryBase location, uint64_t size) {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::mem_zero>(
-      device_.fns(), device_.plugin_device(), handle_, &location, size);
+      device_.fns({}), device_.plugin_device(), handle_, &location, size);
 }
 
 Expected<void> Stream::Memset8(SP_DeviceMemoryBase location, uint8_t pattern, uint64_t size) {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::memset>(
-      device_.fns(), device_.plugin_device(), handle_, &location, pattern, size);
+      device_.fns({}), device_.plugin_device(), handle_, &location, pattern, size);
 }
 
 Expected<void> Stream::Memset32(SP_DeviceMemoryBase location, uint32_t pattern, uint64_t size) {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::memset32>(
-      device_.fns(), device_.plugin_device(), handle_, &location, pattern, size);
+      device_.fns({}), device_.plugin_device(), handle_, &location, pattern, size);
 }
 
 Expected<void> Stream::RecordEvent(const Event& event) {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::record_event>(
-      device_.fns(), device_.plugin_device(), handle_, event.handle());
+      device_.fns({}), device_.plugin_device(), handle_, event.handle());
 }
 
 Expected<void> Stream::WaitForEvent(const Event& event) {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::wait_for_event>(
-      device_.fns(), device_.plugin_device(), handle_, event.handle());
+      device_.fns({}), device_.plugin_device(), handle_, event.handle());
 }
 
 Expected<void> Stream::WaitFor(const Stream& other) {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::create_stream_dependency>(
-      device_.fns(), device_.plugin_device(), handle_, other.handle_);
+      device_.fns({}), device_.plugin_device(), handle_, other.handle_);
 }
 
 Expected<std::shared_ptr<const HostCallbackRecord>> Stream::EnqueueHostCallback(
@@ -96,7 +96,7 @@ Expected<std::shared_ptr<const HostCallbackRecord>> Stream::EnqueueHostCallback(
   record->body = std::move(body);
   callbacks_.push_back(record);
   auto enqueued = device_.dispatcher().Call<&SP_StreamExecutor::host_callback>(
-      device_.fns(), device_.plugin_device(), handle_, &HostCallbackTrampoline,
+      device_.fns({}), device_.plugin_device(), handle_, &HostCallbackTrampoline,
       static_cast<void*>(record.get()));
   if (!enqueued) return tl::unexpected(enqueued.error());
   if (*enqueued == 0) {
@@ -107,9 +107,9 @@ Expected<std::shared_ptr<const HostCallbackRecord>> Stream::EnqueueHostCallback(
 }
 
 Expected<void> Stream::BlockHostUntilDone() {
-  if (device_.fns().block_host_until_done != nullptr) {
+  if (device_.fns({}).block_host_until_done != nullptr) {
     return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::block_host_until_done>(
-        device_.fns(), device_.plugin_device(), handle_);
+        device_.fns({}), device_.plugin_device(), handle_);
   }
   auto event = device_.CreateEvent();
   if (!event) return tl::unexpected(event.error());
@@ -119,7 +119,7 @@ Expected<void> Stream::BlockHostUntilDone() {
 
 Expected<void> Stream::Status() const {
   return device_.dispatcher().CallWithStatus<&SP_StreamExecutor::get_stream_status>(
-      device_.fns(), device_.plugin_device(), handle_);
+      device_.fns({}), device_.plugin_device(), handle_);
 }
 
 }  // namespace sectl::host
