@@ -56,8 +56,14 @@ class Error {
   std::optional<abi::PluginFunction> culprit_;
 };
 
+// A value or the Error that kept sectl from making it. [[nodiscard]]: an
+// Expected dropped on the floor is an error nobody hears about; a caller that
+// truly does not care says so with (void).
 template <typename T>
-using Expected = tl::expected<T, Error>;
+class [[nodiscard]] Expected : public tl::expected<T, Error> {
+ public:
+  using tl::expected<T, Error>::expected;
+};
 
 // `return Fail(ErrorCode::kNotFound, "...")` from a function returning Expected<T>.
 inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {

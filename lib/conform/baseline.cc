@@ -235,8 +235,9 @@ Expected<Baseline> ParseBaseline(std::string_view text, const std::string& file_
 }
 
 Expected<Baseline> LoadBaseline(const std::string& path) {
-  return ReadFile(path).and_then(
-      [&path](const std::string& text) { return ParseBaseline(text, path); });
+  auto text = ReadFile(path);
+  if (!text) return tl::unexpected(text.error());
+  return ParseBaseline(*text, path);
 }
 
 bool IsExpired(const BaselineEntry& entry, year_month_day today) {
