@@ -49,7 +49,9 @@ void ReadEverything(const Journal& journal) {
   for (const std::string& line : journal.DescribeLast(kJournalCapacity + 10)) {
     EXPECT_TRUE(IsPlainReportText(line)) << line;
   }
-  if (auto threw = journal.LastThrowingFunction()) EXPECT_TRUE(abi::IsPluginFunction(*threw));
+  if (auto threw = journal.LastThrowingFunction()) {
+    EXPECT_TRUE(abi::IsPluginFunction(*threw));
+  }
 }
 
 // The region's bytes as the plugin's process could leave them.
@@ -158,7 +160,9 @@ TEST(PluginFunctions, EveryByteValueHasAName) {
     const std::string_view name = abi::QualifiedName(function);
     EXPECT_TRUE(IsPlainReportText(name)) << value;
     EXPECT_TRUE(IsPlainReportText(abi::InfoOf(function).member)) << value;
-    if (!abi::IsPluginFunction(function)) EXPECT_EQ(name, "an unknown function");
+    if (!abi::IsPluginFunction(function)) {
+      EXPECT_EQ(name, "an unknown function");
+    }
   }
 }
 

@@ -236,29 +236,25 @@ TEST_F(LoaderTest, OverlappingUnterminatedNamesStopAtTheCap) {
   strings.sh_type = SHT_STRTAB;
   strings.sh_offset = symbols_at + kSymbols * sizeof(Elf64_Sym);
   strings.sh_size = kStrings;
-  auto bytes = CraftedElf({DynamicSymbols(symbols_at, kSymbols * sizeof(Elf64_Sym), 1), strings},
-                          kSymbols * sizeof(Elf64_Sym) + kStrings);
-  Elf64_Sym function{};
-  function.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
-  function.st_shndx = 1;
-  for (size_t i = 0; i < kSymbols; ++i) {
-    function.st_name = static_cast<uint32_t>(i);
-    std::memcpy(bytes.data() + symbols_at + i * sizeof(Elf64_Sym), &function, sizeof(function));
-  }
-  const auto path = Write("unterminated.so", bytes);
+  // kSymbols functions named at offsets 0, 1, 2, ... of `strings`.
+  const auto with_symbols = [&] {
+    auto bytes = CraftedElf({DynamicSymbols(symbols_at, kSymbols * sizeof(Elf64_Sym), 1), strings},
+                            kSymbols * sizeof(Elf64_Sym) + strings.sh_size);
+    Elf64_Sym function{};
+    function.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+    function.st_shndx = 1;
+    for (size_t i = 0; i < kSymbols; ++i) {
+      function.st_name = static_cast<uint32_t>(i);
+      std::memcpy(bytes.data() + symbols_at + i * sizeof(Elf64_Sym), &function, sizeof(function));
+    }
+    return bytes;
+  };
+  const auto path = Write("unterminated.so", with_symbols());
   EXPECT_NE(SymbolScanError(path).find("overlap to more than the 268435456 bytes sectl reads"),
             std::string::npos);
   // A few such names are merely skipped.
-  const auto few = bytes.size() - kStrings + 64;
-  std::vector<char> short_table(bytes.begin(), bytes.end());
-  Elf64_Shdr strings_header{};
-  std::memcpy(&strings_header, short_table.data() + sizeof(Elf64_Ehdr) + sizeof(Elf64_Shdr),
-              sizeof(strings_header));
-  strings_header.sh_size = 64;
-  std::memcpy(short_table.data() + sizeof(Elf64_Ehdr) + sizeof(Elf64_Shdr), &strings_header,
-              sizeof(strings_header));
-  short_table.resize(few);
-  auto functions = ExportedFunctions(Write("short.so", short_table));
+  strings.sh_size = 64;
+  auto functions = ExportedFunctions(Write("short.so", with_symbols()));
   ASSERT_TRUE(functions.has_value()) << functions.error().message();
   EXPECT_TRUE(functions->empty());
 }
