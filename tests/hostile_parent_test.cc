@@ -435,6 +435,24 @@ TEST(HostileParent, CannotKillEveryProcess) {
   ExpectTheMinimalPluginsReport(run);
 }
 
+TEST(HostileParent, CannotSignalWhatStartedSectlOrInit) {
+  if (!isolation::DescribeSandbox().seccomp) {
+    GTEST_SKIP() << "without the seccomp filter nothing keeps a plugin from signalling sectl's "
+                    "parent ("
+                 << isolation::DescribeSandbox().lines[0] << ")";
+  }
+  // sectl's parent here is this test: what a CI runner is in the field.
+  const SectlRun run = ConformHostile("hostile_parent_beyond_sectl");
+  for (const char* act :
+       {"kill(sectl's parent, 0)", "kill(sectl's parent, SIGCONT)", "kill(init, 0)"}) {
+    ExpectRefused(run, act);
+  }
+  for (const std::string& line : Attempted(run.log, "kill(-sectl's parent's group, 0)")) {
+    EXPECT_TRUE(Contains(line, "refused (EPERM)")) << line;
+  }
+  ExpectTheMinimalPluginsReport(run);
+}
+
 TEST(HostileParent, CannotTraceSectl) {
   const isolation::ConfinementInForce in_force = isolation::DescribeSandbox();
   const SectlRun run = ConformHostile("hostile_parent_ptrace");

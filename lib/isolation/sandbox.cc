@@ -15,10 +15,12 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -112,6 +114,27 @@ scmp_arg_cmp PidArgumentIs(pid_t pid) {
   return scmp_arg_cmp{0, SCMP_CMP_MASKED_EQ, 0xFFFFFFFFU, static_cast<uint32_t>(pid)};
 }
 
+// The parent of `pid`, from /proc/PID/stat ("PID (COMM) STATE PPID ...",
+// COMM may hold spaces and parentheses: the last ')' ends it); 0 when it
+// cannot be read.
+pid_t ParentOf(pid_t pid) {
+  const std::string path = fmt::format("/proc/{}/stat", pid);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  std::array<char, 1024> buffer{};
+  const ssize_t got = ::read(fd, buffer.data(), buffer.size() - 1);
+  ::close(fd);
+  if (got <= 0) return 0;
+  const std::string_view stat(buffer.data(), static_cast<size_t>(got));
+  const size_t name_end = stat.rfind(')');
+  if (name_end == std::string_view::npos) return 0;
+  char state = 0;
+  int parent = 0;
+  const std::string rest(stat.substr(name_end + 1));
+  if (std::sscanf(rest.c_str(), " %c %d", &state, &parent) != 2) return 0;
+  return parent;
+}
+
 // One more rule refusing `name` with EPERM; false (and a note) if it
 // cannot be added. A name this libseccomp does not know is skipped: the
 // kernel it targets has no such call either.
@@ -146,18 +169,27 @@ void InstallFilter(pid_t supervisor, SandboxOutcome& outcome) {
   for (std::string_view name : kRefusedSystemCalls) {
     complete = Refuse(filter.get(), name, nullptr, notes) && complete;
   }
-  // sectl itself, its process group and session (kill(-group)), and every
+  // sectl itself, the process that started it (a CI runner, a shell) and
+  // init; their process groups and sessions (kill(-group)); and every
   // process (kill(-1)). Deduplicated: libseccomp rejects a repeated rule.
-  std::vector<pid_t> targets{supervisor, -supervisor, -1};
-  for (const pid_t group : {::getpgid(supervisor), ::getsid(supervisor)}) {
-    if (group > 1 && std::find(targets.begin(), targets.end(), -group) == targets.end()) {
-      targets.push_back(-group);
+  std::vector<pid_t> processes{supervisor, 1};
+  if (const pid_t starter = ParentOf(supervisor); starter > 1) processes.push_back(starter);
+  std::vector<pid_t> targets = processes;
+  const auto add_target = [&targets](pid_t target) {
+    if (std::find(targets.begin(), targets.end(), target) == targets.end()) {
+      targets.push_back(target);
+    }
+  };
+  add_target(-1);
+  for (const pid_t process : processes) {
+    for (const pid_t group : {::getpgid(process), ::getsid(process)}) {
+      if (group > 1) add_target(-group);
     }
   }
   for (std::string_view name : kRefusedAtTheSupervisor) {
     const bool signals_a_group = name == "kill";
     for (const pid_t target : targets) {
-      if (target != supervisor && !signals_a_group) continue;
+      if (target < 0 && !signals_a_group) continue;
       const scmp_arg_cmp condition = PidArgumentIs(target);
       complete = Refuse(filter.get(), name, &condition, notes) && complete;
     }
@@ -244,7 +276,8 @@ ConfinementInForce Summarize(const std::string& answer) {
   };
   if (in_force.seccomp) {
     in_force.lines.emplace_back(
-        "seccomp: ptrace, process_vm_*, kcmp, pidfd_getfd and signals to sectl refused");
+        "seccomp: ptrace, process_vm_*, kcmp, pidfd_getfd and signals to sectl, its parent and "
+        "init refused");
   } else {
     const std::string why = failure_about("seccomp:");
     in_force.lines.push_back(why.empty() ? "seccomp: unavailable" : why);

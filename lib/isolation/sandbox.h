@@ -15,14 +15,16 @@
 //    non-dumpable does not cover: ptrace, process_vm_readv/writev, kcmp,
 //    pidfd_getfd, process_madvise, pidfd_send_signal, and kill, tkill,
 //    tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open and prlimit64
-//    aimed at sectl (its pid, its process group, its session, or -1).
+//    aimed at sectl, at the process that started sectl (a CI runner) or at
+//    init (their pids, process groups and sessions), or at every process
+//    (-1).
 //
 // Where the kernel or a container refuses a layer, the run goes on with
 // what could be applied, and DescribeSandbox says what that was.
 //
 // Not covered (it takes PID namespaces): signals to other processes by pid
-// (sibling checks under -j, sectl's own parent), and what root keeps besides
-// CAP_SYS_PTRACE.
+// (sibling checks under -j, unrelated processes of the same user), and what
+// root keeps besides CAP_SYS_PTRACE.
 #pragma once
 
 #include <sys/types.h>
@@ -59,8 +61,8 @@ struct ConfinementInForce {
   bool ptrace_capability_absent = false;  // the child holds no CAP_SYS_PTRACE
   bool no_new_privileges = false;         // exec cannot raise privileges
   // Short lines for a report, e.g. "seccomp: ptrace, process_vm_*, kcmp,
-  // signals to sectl refused", "capabilities: CAP_SYS_PTRACE dropped",
-  // "seccomp: unavailable (EINVAL)".
+  // pidfd_getfd and signals to sectl, its parent and init refused", "capabilities: CAP_SYS_PTRACE
+  // dropped", "seccomp: unavailable (EINVAL)".
   std::vector<std::string> lines;
 };
 
