@@ -100,18 +100,31 @@ using SeccompFilter =
 // Refused outright: nothing a device plugin does needs to look into or act
 // on another process this way.
 constexpr std::string_view kRefusedSystemCalls[] = {
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "process_madvise",
+#if !defined(SECTL_SANITIZED)
+    "ptrace",
+#endif
+    "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "process_madvise",
     // A pidfd also comes from opening /proc/PID, which no argument reveals.
     "pidfd_send_signal"};
+
+#if defined(SECTL_SANITIZED)
+// In a sanitizer build LeakSanitizer ptraces the process's own threads when
+// it exits, so ptrace is refused only when aimed at the processes kept
+// from the plugin (below); non-dumpable and the dropped CAP_SYS_PTRACE
+// still keep it off sectl.
+constexpr bool kRefusePtraceOutright = false;
+#else
+constexpr bool kRefusePtraceOutright = true;
+#endif
 
 // Refused when their first argument (a pid or thread group id) names sectl.
 constexpr std::string_view kRefusedAtTheSupervisor[] = {
     "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open", "prlimit64"};
 
-// Compares the argument as the kernel reads it: a 32-bit pid_t. A plugin
-// calling syscall(2) directly may put anything in the upper half.
-scmp_arg_cmp PidArgumentIs(pid_t pid) {
-  return scmp_arg_cmp{0, SCMP_CMP_MASKED_EQ, 0xFFFFFFFFU, static_cast<uint32_t>(pid)};
+// Compares argument `index` as the kernel reads it: a 32-bit pid_t. A
+// plugin calling syscall(2) directly may put anything in the upper half.
+scmp_arg_cmp PidArgumentIs(pid_t pid, unsigned index = 0) {
+  return scmp_arg_cmp{index, SCMP_CMP_MASKED_EQ, 0xFFFFFFFFU, static_cast<uint32_t>(pid)};
 }
 
 // The parent of `pid`, from /proc/PID/stat ("PID (COMM) STATE PPID ...",
@@ -192,6 +205,12 @@ void InstallFilter(pid_t supervisor, SandboxOutcome& outcome) {
       if (target < 0 && !signals_a_group) continue;
       const scmp_arg_cmp condition = PidArgumentIs(target);
       complete = Refuse(filter.get(), name, &condition, notes) && complete;
+    }
+  }
+  if (!kRefusePtraceOutright) {
+    for (const pid_t process : processes) {
+      const scmp_arg_cmp condition = PidArgumentIs(process, 1);  // ptrace(request, pid, ...)
+      complete = Refuse(filter.get(), "ptrace", &condition, notes) && complete;
     }
   }
   if (const int loaded = seccomp_load(filter.get()); loaded != 0) {
