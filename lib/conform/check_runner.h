@@ -16,7 +16,7 @@
 namespace sectl::conform {
 
 struct PlannedCheck {
-  const CheckDefinition* check;
+  const CheckDefinition* check = nullptr;
   int repetition = 0;
 };
 
