@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <seccomp.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -212,6 +213,10 @@ void InstallFilter(pid_t supervisor, SandboxOutcome& outcome) {
       const scmp_arg_cmp condition = PidArgumentIs(process, 1);  // ptrace(request, pid, ...)
       complete = Refuse(filter.get(), "ptrace", &condition, notes) && complete;
     }
+    // Being traced by sectl is refused as in other builds, so that a
+    // plugin stops the same way in both.
+    const scmp_arg_cmp trace_me{0, SCMP_CMP_EQ, PTRACE_TRACEME, 0};
+    complete = Refuse(filter.get(), "ptrace", &trace_me, notes) && complete;
   }
   if (const int loaded = seccomp_load(filter.get()); loaded != 0) {
     outcome.failures.push_back(fmt::format("seccomp: unavailable ({})", strerrorname_np(-loaded)));
