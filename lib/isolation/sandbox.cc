@@ -16,15 +16,15 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
+
+#include "isolation/process_ids.h"
 
 namespace sectl::isolation {
 namespace {
@@ -128,27 +128,6 @@ scmp_arg_cmp PidArgumentIs(pid_t pid, unsigned index = 0) {
   return scmp_arg_cmp{index, SCMP_CMP_MASKED_EQ, 0xFFFFFFFFU, static_cast<uint32_t>(pid)};
 }
 
-// The parent of `pid`, from /proc/PID/stat ("PID (COMM) STATE PPID ...",
-// COMM may hold spaces and parentheses: the last ')' ends it); 0 when it
-// cannot be read.
-pid_t ParentOf(pid_t pid) {
-  const std::string path = fmt::format("/proc/{}/stat", pid);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  std::array<char, 1024> buffer{};
-  const ssize_t got = ::read(fd, buffer.data(), buffer.size() - 1);
-  ::close(fd);
-  if (got <= 0) return 0;
-  const std::string_view stat(buffer.data(), static_cast<size_t>(got));
-  const size_t name_end = stat.rfind(')');
-  if (name_end == std::string_view::npos) return 0;
-  char state = 0;
-  int parent = 0;
-  const std::string rest(stat.substr(name_end + 1));
-  if (std::sscanf(rest.c_str(), " %c %d", &state, &parent) != 2) return 0;
-  return parent;
-}
-
 // One more rule refusing `name` with EPERM; false (and a note) if it
 // cannot be added. A name this libseccomp does not know is skipped: the
 // kernel it targets has no such call either.
@@ -186,18 +165,19 @@ void InstallFilter(pid_t supervisor, SandboxOutcome& outcome) {
   // sectl itself, the process that started it (a CI runner, a shell) and
   // init; their process groups and sessions (kill(-group)); and every
   // process (kill(-1)). Deduplicated: libseccomp rejects a repeated rule.
-  std::vector<pid_t> processes{supervisor, 1};
-  if (const pid_t starter = ParentOf(supervisor); starter > 1) processes.push_back(starter);
-  std::vector<pid_t> targets = processes;
-  const auto add_target = [&targets](pid_t target) {
-    if (std::find(targets.begin(), targets.end(), target) == targets.end()) {
-      targets.push_back(target);
-    }
+  std::vector<pid_t> processes{supervisor};
+  const auto add = [](std::vector<pid_t>& list, pid_t pid) {
+    if (std::find(list.begin(), list.end(), pid) == list.end()) list.push_back(pid);
   };
-  add_target(-1);
+  add(processes, 1);
+  if (const auto ids = ReadProcessIds(supervisor); ids && ids->parent > 1) {
+    add(processes, ids->parent);
+  }
+  std::vector<pid_t> targets = processes;
+  add(targets, -1);
   for (const pid_t process : processes) {
     for (const pid_t group : {::getpgid(process), ::getsid(process)}) {
-      if (group > 1) add_target(-group);
+      if (group > 1) add(targets, -group);
     }
   }
   for (std::string_view name : kRefusedAtTheSupervisor) {

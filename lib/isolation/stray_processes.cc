@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "isolation/interruption.h"
+#include "isolation/process_ids.h"
 
 namespace sectl::isolation {
 namespace {
@@ -22,36 +23,6 @@ namespace {
 // than sectl kills is still killed with its group, and each round kills all
 // it finds.
 constexpr int kMaxRounds = 200;
-
-struct ProcessIds {
-  pid_t pid = 0;
-  pid_t parent = 0;
-  pid_t group = 0;
-  pid_t session = 0;
-};
-
-// Reads /proc/<pid>/stat: "pid (comm) state ppid pgrp session ...", where
-// comm may itself hold ") ".
-bool ReadProcessIds(pid_t pid, ProcessIds& ids) {
-  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  std::array<char, 512> buffer{};
-  const ssize_t got = ::read(fd, buffer.data(), buffer.size() - 1);
-  ::close(fd);
-  if (got <= 0) return false;
-  const std::string text(buffer.data(), static_cast<size_t>(got));
-  const auto close_paren = text.rfind(')');
-  if (close_paren == std::string::npos || close_paren + 4 > text.size()) return false;
-  const char* cursor = text.c_str() + close_paren + 2;  // the state letter
-  ++cursor;
-  char* end = nullptr;
-  ids.pid = pid;
-  ids.parent = static_cast<pid_t>(std::strtol(cursor, &end, 10));
-  ids.group = static_cast<pid_t>(std::strtol(end, &end, 10));
-  ids.session = static_cast<pid_t>(std::strtol(end, &end, 10));
-  return true;
-}
 
 struct DirectoryCloser {
   void operator()(DIR* directory) const { ::closedir(directory); }
@@ -65,8 +36,7 @@ std::vector<ProcessIds> AllProcesses() {
     char* end = nullptr;
     const long pid = std::strtol(entry->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
-    ProcessIds ids;
-    if (ReadProcessIds(static_cast<pid_t>(pid), ids)) processes.push_back(ids);
+    if (const auto ids = ReadProcessIds(static_cast<pid_t>(pid))) processes.push_back(*ids);
   }
   return processes;
 }
