@@ -89,7 +89,7 @@ void DropPtraceCapability(SandboxOutcome& outcome) {
   const std::optional<CapabilitySets> now = ReadCapabilities();
   outcome.ptrace_capability_absent = now && !HoldsPtrace(*now);
   if (bounding_kept && !outcome.no_new_privileges) {
-    outcome.failures.push_back("capabilities: CAP_SYS_PTRACE kept in the bounding set");
+    outcome.failures.emplace_back("capabilities: CAP_SYS_PTRACE kept in the bounding set");
   }
 }
 
