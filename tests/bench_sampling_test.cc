@@ -23,6 +23,8 @@ TEST(MedianUncertaintyTest, ShrinksAsSamplesAccumulate) {
   // The same spread of values, more of them: the median is known better.
   std::vector<double> few;
   std::vector<double> many;
+  few.reserve(10);
+  many.reserve(200);
   for (int i = 0; i < 10; ++i) few.push_back(100 + i % 5);
   for (int i = 0; i < 200; ++i) many.push_back(100 + i % 5);
   EXPECT_LT(MedianUncertainty(many), MedianUncertainty(few));

@@ -25,8 +25,11 @@ class PageableBuffer {
   std::span<std::byte> bytes() const { return {data_.get(), size_}; }
 
  private:
+  // The deleter that makes std::aligned_alloc's memory RAII.
   struct Free {
-    void operator()(std::byte* memory) const { std::free(memory); }
+    void operator()(std::byte* memory) const {
+      std::free(memory);  // NOLINT(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory)
+    }
   };
   PageableBuffer(std::byte* data, uint64_t size) : data_(data), size_(size) {}
 

@@ -7,8 +7,6 @@
 
 namespace sectl::host {
 
-using abi::PluginFunction;
-
 Expected<std::unique_ptr<Timer>> Timer::Create(const Device& device) {
   SP_Timer handle = nullptr;
   auto created = device.dispatcher().CallWithStatus<&SP_StreamExecutor::create_timer>(

@@ -25,7 +25,7 @@ class UnusualCalls {
   // even when the plugin reports failure.
   struct CreatedDevice {
     Expected<void> status;
-    SP_Device device;
+    SP_Device device{};
   };
 
   // create_device as TensorFlow calls it, but without the runtime's Device
