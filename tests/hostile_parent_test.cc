@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "isolation/confinement.h"
+#include "isolation/namespaces.h"
 #include "isolation/sandbox.h"
 #include "isolation/supervisor.h"
 #include "sectl_process.h"
@@ -285,17 +287,30 @@ constexpr auto kRunLimit = std::chrono::seconds(90);
 // Runs `sectl conform PLUGIN --report json` with `secret` added to sectl's
 // environment and SECTL_HOSTILE_LOG passed to the plugin, in a process
 // group of its own, killed (after a SIGCONT) if it passes kRunLimit.
-SectlRun ConformHostile(const std::string& plugin, const std::string& secret = {}) {
+// How sectl runs the plugin's processes: in new namespaces (the default,
+// where the kernel allows them), and in sectl's own (--no-namespaces, and
+// what a machine without namespaces gets), where only the sandbox stands
+// between the plugin and sectl.
+enum class Namespaces { kOwn, kShared };
+constexpr Namespaces kBothWays[] = {Namespaces::kOwn, Namespaces::kShared};
+
+std::string Describe(Namespaces namespaces) {
+  return namespaces == Namespaces::kOwn ? "in its own namespaces" : "with --no-namespaces";
+}
+
+SectlRun ConformHostile(const std::string& plugin, Namespaces namespaces = Namespaces::kOwn,
+                        const std::string& secret = {}) {
   TemporaryDirectory directory;
   const std::filesystem::path log = directory.path() / "hostile.log";
   testing::RunOptions options{.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()},
                               .deadline = kRunLimit,
                               .own_process_group = true};
   if (!secret.empty()) options.added_environment.push_back(secret);
-  SectlRun run{
-      testing::RunSectl({"conform", HostilePlugin(plugin), "--report", "json", "--pass-env",
-                         "SECTL_HOSTILE_LOG", "--no-throughput", "--timeout", "20"},
-                        options)};
+  std::vector<std::string> arguments{
+      "conform",           HostilePlugin(plugin), "--report",  "json", "--pass-env",
+      "SECTL_HOSTILE_LOG", "--no-throughput",     "--timeout", "20"};
+  if (namespaces == Namespaces::kShared) arguments.emplace_back("--no-namespaces");
+  SectlRun run{testing::RunSectl(arguments, options)};
   std::ifstream log_file(log);
   run.log.assign(std::istreambuf_iterator<char>(log_file), std::istreambuf_iterator<char>());
   try {
@@ -359,13 +374,20 @@ void ExpectTheMinimalPluginsReport(const SectlRun& run) {
 // The report says what was in force, so a reader of a report from a
 // container without seccomp knows the plugin could reach sectl there.
 TEST(HostileParent, TheReportSaysWhatConfinementWasInForce) {
-  const testing::CommandResult command =
-      testing::RunSectl({"conform", testing::ReferencePlugin("sectl_minimal"), "--report", "json",
-                         "--no-throughput", "--filter", "registration.*"});
-  const json report = json::parse(command.out, nullptr, /*allow_exceptions=*/false);
-  ASSERT_TRUE(report.is_object()) << command.out;
-  EXPECT_EQ(report["confinement"].get<std::vector<std::string>>(),
-            isolation::DescribeSandbox().lines);
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    std::vector<std::string> arguments{"conform",         testing::ReferencePlugin("sectl_minimal"),
+                                       "--report",        "json",
+                                       "--no-throughput", "--filter",
+                                       "registration.*"};
+    if (namespaces == Namespaces::kShared) arguments.emplace_back("--no-namespaces");
+    const testing::CommandResult command = testing::RunSectl(arguments);
+    const json report = json::parse(command.out, nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(report.is_object()) << command.out;
+    EXPECT_EQ(
+        report["confinement"].get<std::vector<std::string>>(),
+        isolation::DescribeConfinementInForce({.namespaces = namespaces == Namespaces::kOwn}));
+  }
   const testing::CommandResult unconfined =
       testing::RunSectl({"conform", testing::ReferencePlugin("sectl_minimal"), "--report", "json",
                          "--no-throughput", "--filter", "registration.*", "--isolation", "none"});
@@ -378,47 +400,62 @@ TEST(HostileParent, TheReportSaysWhatConfinementWasInForce) {
 TEST(HostileParent, CannotReadSectlsEnvironment) {
   std::random_device random;
   const std::string value = "s3cr3t-" + std::to_string(random()) + std::to_string(random());
-  const SectlRun run = ConformHostile("hostile_parent_environ", "SECTL_TEST_SECRET=" + value);
-  EXPECT_FALSE(Contains(run.out, value)) << "the secret is in sectl's stdout";
-  EXPECT_FALSE(Contains(run.err, value)) << "the secret is in sectl's stderr";
-  EXPECT_FALSE(Contains(run.log, value)) << "the plugin read the secret:\n" << run.log;
-  // Opening it may work (see SandboxChild.RefusesEveryWayIntoTheSupervisor);
-  // what it shows is empty, which the secret's absence above proves.
-  EXPECT_FALSE(Attempted(run.log, "open /proc/PPID/environ").empty()) << run.log;
-  ExpectTheMinimalPluginsReport(run);
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    const SectlRun run =
+        ConformHostile("hostile_parent_environ", namespaces, "SECTL_TEST_SECRET=" + value);
+    EXPECT_FALSE(Contains(run.out, value)) << "the secret is in sectl's stdout";
+    EXPECT_FALSE(Contains(run.err, value)) << "the secret is in sectl's stderr";
+    EXPECT_FALSE(Contains(run.log, value)) << "the plugin read the secret:\n" << run.log;
+    // Opening it may work (see SandboxChild.RefusesEveryWayIntoTheSupervisor);
+    // what it shows is empty, which the secret's absence above proves.
+    EXPECT_FALSE(Attempted(run.log, "open /proc/PPID/environ").empty()) << run.log;
+    ExpectTheMinimalPluginsReport(run);
+  }
 }
 
 TEST(HostileParent, CannotWriteIntoSectlsStdout) {
-  const SectlRun run = ConformHostile("hostile_parent_stdout");
-  EXPECT_FALSE(Contains(run.out, "not JSON: written by")) << run.out;
-  ExpectRefused(run, "open /proc/PPID/fd/1");
-  ExpectTheMinimalPluginsReport(run);
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    const SectlRun run = ConformHostile("hostile_parent_stdout", namespaces);
+    EXPECT_FALSE(Contains(run.out, "not JSON: written by")) << run.out;
+    ExpectRefused(run, "open /proc/PPID/fd/1");
+    ExpectTheMinimalPluginsReport(run);
+  }
 }
 
 TEST(HostileParent, CannotWriteSectlsMemory) {
-  const SectlRun run = ConformHostile("hostile_parent_memory");
-  ExpectRefused(run, "open /proc/PPID/mem for writing");
-  ExpectRefused(run, "process_vm_writev");
-  ExpectRefused(run, "process_vm_readv");
-  ExpectTheMinimalPluginsReport(run);
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    const SectlRun run = ConformHostile("hostile_parent_memory", namespaces);
+    ExpectRefused(run, "open /proc/PPID/mem for writing");
+    ExpectRefused(run, "process_vm_writev");
+    ExpectRefused(run, "process_vm_readv");
+    ExpectTheMinimalPluginsReport(run);
+  }
 }
 
+// In its namespaces the plugin's parent is sectl's reaper at pid 1, which
+// the filter keeps from it as it keeps sectl; without them, sectl itself.
 TEST(HostileParent, CannotStopOrKillSectl) {
   if (!isolation::DescribeSandbox().seccomp) {
     GTEST_SKIP() << "without the seccomp filter nothing keeps a plugin from stopping sectl ("
                  << isolation::DescribeSandbox().lines[0] << ")";
   }
-  const SectlRun run = ConformHostile("hostile_parent_signal");
-  for (const char* act :
-       {"kill(sectl, SIGSTOP)", "tkill(sectl, SIGSTOP)", "tgkill(sectl, sectl, SIGSTOP)",
-        "rt_sigqueueinfo(sectl, SIGSTOP)", "kill(sectl with junk in the upper half, SIGSTOP)",
-        "kill(-sectl's group, SIGSTOP)", "kill(sectl, SIGKILL)"}) {
-    ExpectRefused(run, act);
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    const SectlRun run = ConformHostile("hostile_parent_signal", namespaces);
+    for (const char* act :
+         {"kill(sectl, SIGSTOP)", "tkill(sectl, SIGSTOP)", "tgkill(sectl, sectl, SIGSTOP)",
+          "rt_sigqueueinfo(sectl, SIGSTOP)", "kill(sectl with junk in the upper half, SIGSTOP)",
+          "kill(-sectl's group, SIGSTOP)", "kill(sectl, SIGKILL)"}) {
+      ExpectRefused(run, act);
+    }
+    for (const std::string& line : Attempted(run.log, "kill(-sectl's session, 0)")) {
+      EXPECT_TRUE(Contains(line, "refused (EPERM)")) << line;
+    }
+    ExpectTheMinimalPluginsReport(run);
   }
-  for (const std::string& line : Attempted(run.log, "kill(-sectl's session, 0)")) {
-    EXPECT_TRUE(Contains(line, "refused (EPERM)")) << line;
-  }
-  ExpectTheMinimalPluginsReport(run);
 }
 
 TEST(HostileParent, CannotKillEveryProcess) {
@@ -429,10 +466,13 @@ TEST(HostileParent, CannotKillEveryProcess) {
     GTEST_SKIP() << "kill(-1, SIGKILL) is tried only under the seccomp filter ("
                  << isolation::DescribeSandbox().lines[0] << ")";
   }
-  const SectlRun run = ConformHostile("hostile_parent_kill_everyone");
-  ExpectRefused(run, "kill(-1, 0)");
-  ExpectRefused(run, "kill(-1, SIGKILL)");
-  ExpectTheMinimalPluginsReport(run);
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    const SectlRun run = ConformHostile("hostile_parent_kill_everyone", namespaces);
+    ExpectRefused(run, "kill(-1, 0)");
+    ExpectRefused(run, "kill(-1, SIGKILL)");
+    ExpectTheMinimalPluginsReport(run);
+  }
 }
 
 TEST(HostileParent, CannotSignalWhatStartedSectlOrInit) {
@@ -442,28 +482,61 @@ TEST(HostileParent, CannotSignalWhatStartedSectlOrInit) {
                  << isolation::DescribeSandbox().lines[0] << ")";
   }
   // sectl's parent here is this test: what a CI runner is in the field.
-  const SectlRun run = ConformHostile("hostile_parent_beyond_sectl");
-  for (const char* act :
-       {"kill(sectl's parent, 0)", "kill(sectl's parent, SIGCONT)", "kill(init, 0)"}) {
-    ExpectRefused(run, act);
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    const SectlRun run = ConformHostile("hostile_parent_beyond_sectl", namespaces);
+    if (namespaces == Namespaces::kOwn && isolation::ProbeNamespaces().pid) {
+      // Its parent is the reaper at pid 1, whose parent is outside the
+      // namespace: there is no pid to name sectl's parent by.
+      EXPECT_TRUE(Contains(run.log, "sectl's parent: not found through /proc")) << run.log;
+      EXPECT_TRUE(Attempted(run.log, "kill(sectl's parent, 0)").empty()) << run.log;
+    } else {
+      for (const char* act : {"kill(sectl's parent, 0)", "kill(sectl's parent, SIGCONT)"}) {
+        ExpectRefused(run, act);
+      }
+    }
+    ExpectRefused(run, "kill(init, 0)");
+    for (const std::string& line : Attempted(run.log, "kill(-sectl's parent's group, 0)")) {
+      EXPECT_TRUE(Contains(line, "refused (EPERM)")) << line;
+    }
+    ExpectTheMinimalPluginsReport(run);
   }
-  for (const std::string& line : Attempted(run.log, "kill(-sectl's parent's group, 0)")) {
-    EXPECT_TRUE(Contains(line, "refused (EPERM)")) << line;
+}
+
+// Sibling checks under -j and every other process of the user: in its own
+// PID namespace the plugin can name none of them. Without namespaces it can
+// (signal 0 only, so this test harms nothing): the test can fail.
+TEST(HostileParent, CannotSeeOrSignalAnyOtherProcessInItsNamespaces) {
+  if (!isolation::ProbeNamespaces().pid) {
+    GTEST_SKIP() << "no namespaces here (" << isolation::ProbeNamespaces().why_not << ")";
   }
-  ExpectTheMinimalPluginsReport(run);
+  const SectlRun confined = ConformHostile("hostile_parent_neighbours", Namespaces::kOwn);
+  EXPECT_TRUE(Contains(confined.log, "other processes it could signal: 0\n")) << confined.log;
+  if (isolation::ProbeNamespaces().fresh_proc) {
+    // The reaper at pid 1 only.
+    EXPECT_TRUE(Contains(confined.log, "other processes listed in /proc: 1\n")) << confined.log;
+  }
+  ExpectTheMinimalPluginsReport(confined);
+
+  const SectlRun shared = ConformHostile("hostile_parent_neighbours", Namespaces::kShared);
+  EXPECT_FALSE(Contains(shared.log, "other processes it could signal: 0\n")) << shared.log;
+  EXPECT_TRUE(Contains(shared.log, "other processes it could signal: ")) << shared.log;
 }
 
 TEST(HostileParent, CannotTraceSectl) {
   const isolation::ConfinementInForce in_force = isolation::DescribeSandbox();
-  const SectlRun run = ConformHostile("hostile_parent_ptrace");
-  ExpectRefused(run, "ptrace(PTRACE_ATTACH, sectl)");
-  if (in_force.seccomp) {
-    for (const char* act : {"pidfd_open(sectl)", "pidfd_send_signal(/proc/sectl, 0)",
-                            "kcmp(self, sectl, KCMP_FILE, 1, 1)", "prlimit(sectl, RLIMIT_CPU)"}) {
-      ExpectRefused(run, act);
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    const SectlRun run = ConformHostile("hostile_parent_ptrace", namespaces);
+    ExpectRefused(run, "ptrace(PTRACE_ATTACH, sectl)");
+    if (in_force.seccomp) {
+      for (const char* act : {"pidfd_open(sectl)", "pidfd_send_signal(/proc/sectl, 0)",
+                              "kcmp(self, sectl, KCMP_FILE, 1, 1)", "prlimit(sectl, RLIMIT_CPU)"}) {
+        ExpectRefused(run, act);
+      }
     }
+    ExpectTheMinimalPluginsReport(run);
   }
-  ExpectTheMinimalPluginsReport(run);
 }
 
 }  // namespace

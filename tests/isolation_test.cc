@@ -1,5 +1,6 @@
 // Child-process isolation: crashes, hangs, exits and output never reach the
 // parent, and each ends in the right outcome.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
@@ -12,17 +13,40 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "host/journal.h"
 #include "isolation/child_outcome.h"
 #include "isolation/child_process.h"
+#include "isolation/namespaces.h"
 #include "isolation/shared_memory.h"
+#include "sectl_process.h"
 
 namespace sectl::isolation {
 namespace {
 
 using namespace std::chrono_literals;
+
+// The tests of how a child ends run twice: as pid 1's worker in new
+// namespaces (isolation/namespaces.h), where the kernel allows them, and as
+// a plain fork of sectl (--no-namespaces).
+class EitherNamespace : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (GetParam() && !ProbeNamespaces().pid) {
+      GTEST_SKIP() << "no namespaces here: " << ProbeNamespaces().why_not;
+    }
+  }
+  ChildOptions Options(std::chrono::milliseconds timeout = 30s) const {
+    return {.timeout = timeout, .confinement = {.namespaces = GetParam()}};
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(ChildProcess, EitherNamespace, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "InNamespaces" : "WithoutNamespaces";
+                         });
 
 TEST(ChildProcess, ReturnsTheResultAndCapturesOutput) {
   auto result = RunInChildProcess(
@@ -41,32 +65,97 @@ TEST(ChildProcess, ReturnsTheResultAndCapturesOutput) {
   EXPECT_NE(result->output.find("to stderr"), std::string::npos);
 }
 
-TEST(ChildProcess, ReportsACrashWithItsSignal) {
+TEST_P(EitherNamespace, ReportsACrashWithItsSignal) {
   auto result = RunInChildProcess(
       [](int) {
         ::raise(SIGSEGV);
         return 0;
       },
-      {});
+      Options());
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->end, ChildEnd::kSignaled);
   EXPECT_EQ(SignalName(result->signal), "SIGSEGV");
 }
 
-TEST(ChildProcess, KillsAHangAtTheDeadline) {
+// abort() raises SIGABRT at the process itself, which the kernel ignores
+// when that process is pid 1 of a namespace: why the plugin runs as pid 2.
+TEST_P(EitherNamespace, ReportsAnAbortAsSIGABRT) {
+  auto result = RunInChildProcess(
+      [](int) {
+        std::abort();
+        return 0;
+      },
+      Options());
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->end, ChildEnd::kSignaled);
+  EXPECT_EQ(SignalName(result->signal), "SIGABRT");
+}
+
+TEST_P(EitherNamespace, AnUncaughtSignalEndsTheChildWithIt) {
+  auto result = RunInChildProcess(
+      [](int) {
+        ::kill(::getpid(), SIGTERM);
+        ::pause();
+        return 0;
+      },
+      Options(10s));
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->end, ChildEnd::kSignaled);
+  EXPECT_EQ(SignalName(result->signal), "SIGTERM");
+}
+
+// In its namespaces the plugin's process is pid 2 under sectl's reaper, and
+// /proc shows nothing of the machine's other processes.
+TEST(ChildProcess, InNamespacesThePluginSeesOnlyItsOwnProcesses) {
+  if (!ProbeNamespaces().pid) GTEST_SKIP() << "no namespaces here: " << ProbeNamespaces().why_not;
+  auto result = RunInChildProcess(
+      [](int fd) {
+        int listed = 0;
+        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+          const std::string name = entry.path().filename().string();
+          if (name.find_first_not_of("0123456789") == std::string::npos) ++listed;
+        }
+        WriteResult(fd, fmt::format("{} {} {} {}", ::getpid(), ::getppid(), listed,
+                                    ::kill(::getppid(), 0) == 0 ? "signalled" : "refused"));
+        return 0;
+      },
+      {});
+  ASSERT_TRUE(result.has_value());
+  ASSERT_TRUE(result->reported) << result->output;
+  if (ProbeNamespaces().fresh_proc) {
+    EXPECT_EQ(result->result, "2 1 2 refused");  // itself and the reaper
+  } else {
+    EXPECT_TRUE(result->result.starts_with("2 1 ")) << result->result;
+  }
+  EXPECT_EQ(result->stray_processes, 0);
+}
+
+// --no-namespaces: a plain fork of sectl, whose parent is sectl.
+TEST(ChildProcess, WithoutNamespacesTheChildIsSectlsOwn) {
+  auto result = RunInChildProcess(
+      [](int fd) {
+        WriteResult(fd, std::to_string(::getppid()));
+        return 0;
+      },
+      {.confinement = {.namespaces = false}});
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->result, std::to_string(::getpid()));
+}
+
+TEST_P(EitherNamespace, KillsAHangAtTheDeadline) {
   auto result = RunInChildProcess(
       [](int) {
         for (;;) ::pause();
         return 0;
       },
-      {.timeout = 200ms});
+      Options(200ms));
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->end, ChildEnd::kTimedOut);
   EXPECT_LT(result->seconds, 5.0);
 }
 
-TEST(ChildProcess, ReportsExitWithoutResult) {
-  auto result = RunInChildProcess([](int) -> int { std::exit(9); }, {});
+TEST_P(EitherNamespace, ReportsExitWithoutResult) {
+  auto result = RunInChildProcess([](int) -> int { std::exit(9); }, Options());
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->end, ChildEnd::kExited);
   EXPECT_EQ(result->exit_code, 9);
@@ -157,13 +246,13 @@ TEST(ChildProcess, AFloodedResultChannelIsCappedAndForeign) {
   EXPECT_EQ(JudgeChild(*result, {}).blame, Blame::kPlugin);
 }
 
-TEST(ChildProcess, AStoppedChildIsKilledAtOnceNotAtItsDeadline) {
+TEST_P(EitherNamespace, AStoppedChildIsKilledAtOnceNotAtItsDeadline) {
   auto result = RunInChildProcess(
       [](int) {
         ::raise(SIGSTOP);
         return 0;
       },
-      {.timeout = 30s});
+      Options());
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->end, ChildEnd::kStopped);
   EXPECT_EQ(SignalName(result->signal), "SIGSTOP");
@@ -175,25 +264,26 @@ TEST(ChildProcess, AStoppedChildIsKilledAtOnceNotAtItsDeadline) {
 
 // A grandchild that leaves the child's session is reparented to the
 // subreaper (sectl; here the test), found, killed and counted.
-TEST(ChildProcess, EndsAndCountsProcessesThatLeftTheSession) {
+TEST_P(EitherNamespace, EndsAndCountsProcessesThatLeftTheSession) {
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
   auto result = RunInChildProcess(
       [](int fd) {
         const pid_t stray = ::fork();
         if (stray == 0) {
           ::setsid();
+          ::prctl(PR_SET_NAME, "session-stray");
           ::sleep(60);
           ::_exit(0);
         }
         WriteResult(fd, std::to_string(stray));
         return 0;
       },
-      {});
+      Options());
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
   ASSERT_TRUE(result.has_value());
   ASSERT_TRUE(result->reported);
   EXPECT_EQ(result->stray_processes, 1);
-  EXPECT_NE(::kill(std::stoi(result->result), 0), 0) << "the stray is still there";
+  EXPECT_TRUE(sectl::testing::NoProcessNamedRemains("session-stray")) << "the stray is still there";
 }
 
 // sectl could not set the child's limit (a hard limit below --cpu-limit, no
@@ -229,7 +319,7 @@ TEST(ChildProcess, SectlsOwnSetupFailureIsBlamedOnSectl) {
       << result->result;
 }
 
-TEST(ChildProcess, ACrashSendsABacktraceOnTheResultChannel) {
+TEST_P(EitherNamespace, ACrashSendsABacktraceOnTheResultChannel) {
   auto result = RunInChildProcess(
       [](int) {
         std::printf("before the crash\n");
@@ -237,7 +327,7 @@ TEST(ChildProcess, ACrashSendsABacktraceOnTheResultChannel) {
         ::raise(SIGSEGV);
         return 0;
       },
-      {});
+      Options());
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(SignalName(result->signal), "SIGSEGV");
   // The backtrace comes as a frame on the result channel, not in the output.

@@ -10,6 +10,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <thread>
 #include <utility>
 
 extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
@@ -199,6 +202,37 @@ TemporaryDirectory::TemporaryDirectory(const std::string& prefix) {
 TemporaryDirectory::~TemporaryDirectory() {
   std::error_code ignored;
   if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+}
+
+std::vector<pid_t> LiveProcessesNamed(const std::string& name) {
+  std::vector<pid_t> found;
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ignored)) {
+    const std::string pid_text = entry.path().filename().string();
+    if (pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    const std::string text((std::istreambuf_iterator<char>(stat)), {});
+    const auto open = text.find('(');
+    const auto close = text.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close + 2 >= text.size()) {
+      continue;
+    }
+    if (text.substr(open + 1, close - open - 1) != name || text[close + 2] == 'Z') continue;
+    found.push_back(static_cast<pid_t>(std::stol(pid_text)));
+  }
+  return found;
+}
+
+bool NoProcessNamedRemains(const std::string& name, std::chrono::milliseconds patience) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  while (!LiveProcessesNamed(name).empty()) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      for (const pid_t pid : LiveProcessesNamed(name)) ::kill(pid, SIGKILL);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
 }
 
 }  // namespace sectl::testing

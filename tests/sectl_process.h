@@ -2,6 +2,8 @@
 // other programs the tests need (a JSON Schema validator).
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -47,6 +49,17 @@ CommandResult RunSectl(const std::vector<std::string>& arguments, const RunOptio
 
 // Runs any program (no shell): argv[0] is a path, or a name looked up on PATH.
 CommandResult RunCommand(const std::vector<std::string>& argv);
+
+// Processes on this machine whose name (/proc/PID/comm, set with
+// PR_SET_NAME) is `name` and that have not ended (zombies excluded). A
+// plugin's process in its own PID namespace knows only its pid there, so a
+// test finds what it left behind by a name it gave it.
+std::vector<pid_t> LiveProcessesNamed(const std::string& name);
+
+// Waits up to `patience` for LiveProcessesNamed(name) to be empty, and
+// kills what is left then. True if none was left.
+bool NoProcessNamedRemains(const std::string& name,
+                           std::chrono::milliseconds patience = std::chrono::seconds(2));
 
 // The path of a bundled reference plugin or of a test fixture.
 std::string ReferencePlugin(const std::string& name);  // "sectl_cpu"

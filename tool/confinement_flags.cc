@@ -18,6 +18,10 @@ void AddConfinementFlags(CLI::App& command, ConfinementFlags& flags) {
   command.add_option("--pass-env", flags.pass_env,
                      "Also give the plugin this environment variable (repeatable); by default it "
                      "sees only PATH, HOME, TMPDIR, LANG, LANGUAGE, LC_* and TZ");
+  command.add_flag("--no-namespaces", flags.no_namespaces,
+                   "Run plugin processes in sectl's own PID and mount namespaces; by default "
+                   "each gets new ones where the kernel allows, so that it can neither see nor "
+                   "signal any other process");
 }
 
 Expected<isolation::Confinement> ConfinementFromFlags(const ConfinementFlags& flags) {
@@ -39,6 +43,7 @@ Expected<isolation::Confinement> ConfinementFromFlags(const ConfinementFlags& fl
     }
   }
   confinement.passed_environment = flags.pass_env;
+  confinement.namespaces = !flags.no_namespaces;
   return confinement;
 }
 

@@ -1,5 +1,5 @@
 // The flags that confine a plugin's processes, shared by `probe` and
-// `conform`: --memory-limit, --cpu-limit and --pass-env.
+// `conform`: --memory-limit, --cpu-limit, --pass-env and --no-namespaces.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,6 +15,7 @@ struct ConfinementFlags {
   std::string memory_limit;  // "512MiB"; empty: no limit
   int cpu_limit_seconds = 0;
   std::vector<std::string> pass_env;
+  bool no_namespaces = false;
 };
 
 void AddConfinementFlags(CLI::App& command, ConfinementFlags& flags);

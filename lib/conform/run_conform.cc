@@ -69,7 +69,7 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
   report.host = DescribeHost();
   report.command_line = options.command_line;
   report.confinement = options.isolate
-                           ? isolation::DescribeSandbox().lines
+                           ? isolation::DescribeConfinementInForce(options.confinement)
                            : std::vector<std::string>{
                                  "none: --isolation none runs the plugin inside sectl's process"};
   report.started_at = IsoTimestamp(started);

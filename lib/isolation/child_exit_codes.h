@@ -10,6 +10,9 @@ namespace sectl::isolation {
 inline constexpr int kChildReported = 0;
 // The child wrote sectl's own error about the plugin (child_error.h).
 inline constexpr int kChildFailed = 3;
+// The reaper at pid 1 of the plugin's namespaces (namespaces.h) saw the
+// plugin's process end by a signal, or stop; its frame says which.
+inline constexpr int kWorkerEndedBySignal = 120;
 // The child found its result channel closed or replaced when it came to
 // report: the plugin took sectl's descriptor.
 inline constexpr int kResultChannelLost = 121;

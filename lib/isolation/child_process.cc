@@ -21,6 +21,7 @@ extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 #include <utility>
 
 #include "isolation/interruption.h"
+#include "isolation/namespaces.h"
 #include "isolation/stray_processes.h"
 
 namespace sectl::isolation {
@@ -134,6 +135,47 @@ void RestoreDefaultCrashActions() {
   ::_exit(code);
 }
 
+// sectl's child in new namespaces (isolation/namespaces.h): pid 1 there, a
+// reaper of sectl's own code. It sets the namespaces up, forks the process
+// that runs the plugin (pid 2) and reports how that one ended.
+[[noreturn]] void RunNamespaceInit(const std::function<int(int)>& body, const ChildOptions& options,
+                                   const std::vector<std::string>& environment, int result_fd,
+                                   int output_fd, const ChannelKey& key,
+                                   const NamespaceSupport& support, const OuterIdentity& identity) {
+  // No check of getppid() after this, as RunChild does: the parent is
+  // outside the namespace, so it reads 0. A sectl that died this early
+  // leaves a child that ends with its worker.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) ::signal(signal, SIG_DFL);
+  ::setsid();
+  // Its stdout is not sectl's: nothing of sectl's is left for a plugin to
+  // find in its parent.
+  ::dup2(output_fd, STDOUT_FILENO);
+  ::dup2(output_fd, STDERR_FILENO);
+  const int channel = AdoptResultChannel(result_fd, key);
+  if (channel < 0) ::_exit(kConfinementFailed);
+  if (auto set_up = SetUpNamespaces(support, identity); !set_up) {
+    const std::string why = "namespaces: " + set_up.error().message();
+    WriteFrame(FrameKind::kSetupFailure, why.data(), why.size());
+    ::_exit(kConfinementFailed);
+  }
+  const pid_t worker = ::fork();
+  if (worker == 0) RunChild(body, options, environment, channel, output_fd, key, /*parent=*/1);
+  const int null_output = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null_output >= 0) {
+    ::dup2(null_output, STDOUT_FILENO);
+    ::dup2(null_output, STDERR_FILENO);
+    ::close(null_output);
+  }
+  ::close(output_fd);
+  if (worker < 0) {
+    const std::string why = fmt::format("cannot fork in the namespace: {}", strerrorname_np(errno));
+    WriteFrame(FrameKind::kSetupFailure, why.data(), why.size());
+    ::_exit(kConfinementFailed);
+  }
+  RunNamespaceReaper(worker);
+}
+
 double SecondsOf(const timeval& time) {
   return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
 }
@@ -181,11 +223,18 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   // Chosen here, where sectl's environment is known to be intact.
   const std::vector<std::string> environment =
       PluginEnvironment(environ, options.confinement.passed_environment);
+  const bool namespaced = options.confinement.namespaces && ProbeNamespaces().pid;
+  const NamespaceSupport support = namespaced ? ProbeNamespaces() : NamespaceSupport{};
+  const OuterIdentity identity = CurrentIdentity();
   std::fflush(nullptr);  // nothing buffered may be written twice
-  const pid_t pid = ::fork();
+  const pid_t pid = namespaced ? CloneIntoNamespaces(support) : ::fork();
   if (pid == 0) {
     ::close(result_pipe[0]);
     ::close(output_pipe[0]);
+    if (namespaced) {
+      RunNamespaceInit(body, options, environment, result_pipe[1], output_pipe[1], *key, support,
+                       identity);
+    }
     RunChild(body, options, environment, result_pipe[1], output_pipe[1], *key, parent);
   }
   ::close(result_pipe[1]);
@@ -198,11 +247,11 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   RegisterLiveChild(pid);
   ::fcntl(result_pipe[0], F_SETFL, O_NONBLOCK);
   ::fcntl(output_pipe[0], F_SETFL, O_NONBLOCK);
-  return ChildProcess(pid, result_pipe[0], output_pipe[0], options, *key);
+  return ChildProcess(pid, result_pipe[0], output_pipe[0], options, *key, namespaced);
 }
 
 ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options,
-                           ChannelKey key)
+                           ChannelKey key, bool namespaced)
     : pid_(pid),
       result_fd_(result_fd),
       output_fd_(output_fd),
@@ -211,6 +260,7 @@ ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions
       pid_fd_(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))),
       options_(std::move(options)),
       key_(key),
+      namespaced_(namespaced),
       started_(Clock::now()) {
   result_.timeout = options_.timeout;
 }
@@ -222,6 +272,7 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
       pid_fd_(std::exchange(other.pid_fd_, -1)),
       options_(std::move(other.options_)),
       key_(other.key_),
+      namespaced_(other.namespaced_),
       channel_bytes_(std::move(other.channel_bytes_)),
       channel_overflowed_(other.channel_overflowed_),
       started_(other.started_),
@@ -329,8 +380,14 @@ bool ChildProcess::Poll() {
 void ChildProcess::Finish(const rusage& usage) {
   UnregisterLiveChild(pid_);
   // Anything the plugin left running: in the group, in the session, or
-  // reparented to sectl.
-  result_.stray_processes = EndStrayProcesses(pid_);
+  // reparented to sectl. Nothing leaves a PID namespace, and the kernel
+  // killed what was left in it when its pid 1 (the child) ended; the
+  // child counted those itself (kWorkerEnded below).
+  if (namespaced_) {
+    ::kill(-pid_, SIGKILL);
+  } else {
+    result_.stray_processes = EndStrayProcesses(pid_);
+  }
   Drain();
   CloseDescriptors();
   ChannelMessages messages = ReadFrames(channel_bytes_, key_, channel_overflowed_);
@@ -342,9 +399,27 @@ void ChildProcess::Finish(const rusage& usage) {
   result_.allocation_failed = messages.allocation_failed;
   result_.guard_page_fault = std::move(messages.guard_page_fault);
   result_.result_channel_foreign = messages.foreign_bytes;
+  if (messages.worker_end && result_.end == ChildEnd::kExited) AdoptWorkerEnd(*messages.worker_end);
   result_.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
   result_.cpu_seconds = SecondsOf(usage.ru_utime) + SecondsOf(usage.ru_stime);
   result_.peak_resident_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB
+}
+
+void ChildProcess::AdoptWorkerEnd(const WorkerEnd& end) {
+  switch (end.how) {
+    case WorkerEnd::How::kExited:
+      result_.exit_code = end.value;
+      break;
+    case WorkerEnd::How::kSignaled:
+      result_.end = ChildEnd::kSignaled;
+      result_.signal = end.value;
+      break;
+    case WorkerEnd::How::kStopped:
+      result_.end = ChildEnd::kStopped;
+      result_.signal = end.value;
+      break;
+  }
+  result_.stray_processes += end.stray_processes;
 }
 
 Expected<ChildResult> RunInChildProcess(const std::function<int(int result_fd)>& body,

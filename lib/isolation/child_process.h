@@ -99,11 +99,14 @@ class ChildProcess {
   ChildResult TakeResult() { return std::move(result_); }
 
  private:
-  ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options, ChannelKey key);
+  ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options, ChannelKey key,
+               bool namespaced);
   void CloseDescriptor(int& fd);
   void Drain();
   void CloseDescriptors();
   void Finish(const rusage& usage);
+  // How the plugin's process ended, as the reaper in its namespace says.
+  void AdoptWorkerEnd(const WorkerEnd& end);
 
   pid_t pid_;
   int result_fd_;
@@ -111,6 +114,7 @@ class ChildProcess {
   int pid_fd_;  // readable once the child has exited; -1 where the kernel has no pidfd
   ChildOptions options_;
   ChannelKey key_;
+  bool namespaced_;            // the child is pid 1 of new namespaces (isolation/namespaces.h)
   std::string channel_bytes_;  // raw, until the child has ended
   bool channel_overflowed_ = false;
   std::chrono::steady_clock::time_point started_;

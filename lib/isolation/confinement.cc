@@ -14,6 +14,7 @@
 #include <new>
 
 #include "isolation/child_process.h"
+#include "isolation/namespaces.h"
 #include "isolation/result_channel.h"
 #include "isolation/sandbox.h"
 
@@ -173,6 +174,13 @@ std::optional<std::string> DescribeExhaustion(const ChildResult& child,
     }
   }
   return std::nullopt;
+}
+
+std::vector<std::string> DescribeConfinementInForce(const Confinement& confinement) {
+  std::vector<std::string> lines{DescribeNamespaces(confinement.namespaces)};
+  const std::vector<std::string> sandbox = DescribeSandbox().lines;
+  lines.insert(lines.end(), sandbox.begin(), sandbox.end());
+  return lines;
 }
 
 }  // namespace sectl::isolation

@@ -31,6 +31,9 @@ struct Confinement {
   int cpu_limit_seconds = 0;
   // Variables the plugin sees besides kAllowedEnvironment (--pass-env NAME).
   std::vector<std::string> passed_environment;
+  // New PID and mount namespaces where the kernel allows them
+  // (isolation/namespaces.h); false (--no-namespaces): sectl's own.
+  bool namespaces = true;
 };
 
 // The environment variables a plugin sees when sectl has them set: enough to
@@ -70,6 +73,11 @@ bool ExceededCpuLimit(const ChildResult& child, const Confinement& confinement);
 // no limit was reached.
 std::optional<std::string> DescribeExhaustion(const ChildResult& child,
                                               const Confinement& confinement);
+
+// What keeps a plugin's process from sectl and the rest of the machine here
+// and now, for the reports: the namespaces (isolation/namespaces.h), then
+// the sandbox's layers (isolation/sandbox.h). Call it where forking is safe.
+std::vector<std::string> DescribeConfinementInForce(const Confinement& confinement);
 
 // A confined child sends a FrameKind::kAllocationFailed frame when an
 // allocation fails under the memory limit, so the parent can tell memory

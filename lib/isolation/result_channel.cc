@@ -160,6 +160,21 @@ ChannelMessages ReadFrames(std::string_view bytes, const ChannelKey& key, bool o
       case FrameKind::kGuardPageFault:
         if (!messages.guard_page_fault) messages.guard_page_fault = std::string(payload);
         break;
+      case FrameKind::kWorkerEnded: {
+        WorkerEnd end;
+        if (payload.size() != sizeof(end)) {
+          messages.foreign_bytes = true;
+          break;
+        }
+        std::memcpy(&end, payload.data(), sizeof(end));
+        if (end.how != WorkerEnd::How::kExited && end.how != WorkerEnd::How::kSignaled &&
+            end.how != WorkerEnd::How::kStopped) {
+          messages.foreign_bytes = true;
+          break;
+        }
+        messages.worker_end = end;
+        break;
+      }
       default:
         messages.foreign_bytes = true;  // a key of ours on a kind we never write
         break;

@@ -30,6 +30,17 @@ enum class FrameKind : uint32_t {
   kBacktrace = 3,         // backtrace_symbols_fd lines of a crash
   kAllocationFailed = 4,  // operator new failed under --memory-limit
   kGuardPageFault = 5,    // what the guard-page allocator saw (guard_malloc.h)
+  kWorkerEnded = 6,       // how the plugin's process ended, from the reaper (namespaces.h)
+};
+
+// How the plugin's process ended, as the reaper at pid 1 of its namespace
+// saw it (isolation/namespaces.h): sectl's direct child is the reaper, so
+// its own exit status cannot carry a signal.
+struct WorkerEnd {
+  enum class How : int32_t { kExited = 0, kSignaled = 1, kStopped = 2 };
+  How how = How::kExited;
+  int32_t value = 0;            // the exit status, or the signal
+  int32_t stray_processes = 0;  // processes left in the namespace, killed by the reaper
 };
 
 using ChannelKey = std::array<uint8_t, 16>;
@@ -65,6 +76,7 @@ struct ChannelMessages {
   std::vector<std::string> backtrace;  // one frame line each, demangled
   bool allocation_failed = false;
   std::optional<std::string> guard_page_fault;
+  std::optional<WorkerEnd> worker_end;
   // Bytes that were no frame with the key, or more than the cap: the plugin
   // wrote on sectl's channel. Frames before the first such byte still count.
   bool foreign_bytes = false;

@@ -22,9 +22,10 @@
 // Where the kernel or a container refuses a layer, the run goes on with
 // what could be applied, and DescribeSandbox says what that was.
 //
-// Not covered (it takes PID namespaces): signals to other processes by pid
-// (sibling checks under -j, unrelated processes of the same user), and what
-// root keeps besides CAP_SYS_PTRACE.
+// Not covered here: signals to other processes by pid (sibling checks under
+// -j, unrelated processes of the same user). The PID namespace
+// (isolation/namespaces.h) covers those where the kernel allows it. Nor
+// what root keeps besides CAP_SYS_PTRACE.
 #pragma once
 
 #include <sys/types.h>

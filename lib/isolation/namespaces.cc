@@ -1,0 +1,211 @@
+#include "isolation/namespaces.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+
+#include "isolation/child_exit_codes.h"
+#include "isolation/result_channel.h"
+
+namespace sectl::isolation {
+namespace {
+
+// The trial child's answers (ProbeNamespaces).
+constexpr int kTrialWorked = 0;
+constexpr int kTrialWithoutFreshProc = 10;
+constexpr int kTrialSetUpFailed = 11;
+
+Expected<void> WriteProcFile(const char* path, const std::string& text) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("cannot open {}: {}", path, strerrorname_np(errno)));
+  }
+  const ssize_t written = ::write(fd, text.data(), text.size());
+  const int error = errno;
+  ::close(fd);
+  if (written != static_cast<ssize_t>(text.size())) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("cannot write {}: {}", path, strerrorname_np(error)));
+  }
+  return {};
+}
+
+// A user namespace hands its first process every capability within it; a
+// plugin run by a plain user holds none, and gets none here.
+Expected<void> DropEveryCapability() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  std::array<__user_cap_data_struct, _LINUX_CAPABILITY_U32S_3> none{};
+  if (::syscall(SYS_capset, &header, none.data()) != 0) {
+    return Fail(
+        ErrorCode::kInternal,
+        fmt::format("cannot drop the user namespace's capabilities: {}", strerrorname_np(errno)));
+  }
+  return {};
+}
+
+// In the trial child: sets up, then forks once as a real child would.
+[[noreturn]] void RunTrial(const NamespaceSupport& support, const OuterIdentity& identity) {
+  if (!SetUpNamespaces(support, identity)) {
+    if (!support.fresh_proc) ::_exit(kTrialSetUpFailed);
+    NamespaceSupport without_proc = support;
+    without_proc.fresh_proc = false;
+    ::_exit(SetUpNamespaces(without_proc, identity) ? kTrialWithoutFreshProc : kTrialSetUpFailed);
+  }
+  const pid_t worker = ::fork();
+  if (worker == 0) ::_exit(::getppid() == 1 ? kTrialWorked : kTrialSetUpFailed);
+  int status = 0;
+  if (worker < 0 || ::waitpid(worker, &status, 0) != worker || !WIFEXITED(status)) {
+    ::_exit(kTrialSetUpFailed);
+  }
+  ::_exit(WEXITSTATUS(status));
+}
+
+// One trial: 0 on success (with `support` filled in), else errno or -1.
+int Try(NamespaceSupport& support) {
+  const OuterIdentity identity = CurrentIdentity();
+  const pid_t pid = CloneIntoNamespaces(support);
+  if (pid == 0) RunTrial(support, identity);
+  if (pid < 0) return errno;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status)) return -1;
+  if (WEXITSTATUS(status) == kTrialWithoutFreshProc) {
+    support.fresh_proc = false;
+    return 0;
+  }
+  return WEXITSTATUS(status) == kTrialWorked ? 0 : -1;
+}
+
+NamespaceSupport Probe() {
+  // Without a user namespace first: root needs none, and one would change
+  // how the plugin's process sees itself (its capabilities, its groups).
+  NamespaceSupport support{.pid = true, .fresh_proc = true, .user = false, .why_not = {}};
+  int error = Try(support);
+  if (error != 0) {
+    support = {.pid = true, .fresh_proc = true, .user = true, .why_not = {}};
+    const int with_user = Try(support);
+    if (with_user == 0) return support;
+    if (error == -1) error = with_user;
+    support = {};
+    support.why_not = error > 0 ? strerrorname_np(error) : "the trial child failed";
+  }
+  return support;
+}
+
+}  // namespace
+
+const NamespaceSupport& ProbeNamespaces() {
+  static std::once_flag probed;
+  static NamespaceSupport support;
+  std::call_once(probed, [] { support = Probe(); });
+  return support;
+}
+
+std::string DescribeNamespaces(bool requested) {
+  if (!requested) {
+    return "namespaces: off (--no-namespaces): the plugin shares sectl's PID namespace";
+  }
+  const NamespaceSupport& support = ProbeNamespaces();
+  if (!support.pid) {
+    return fmt::format(
+        "namespaces: unavailable ({}): a plugin can signal other processes of its user by pid",
+        support.why_not);
+  }
+  return fmt::format("namespaces: pid, mount{}{}",
+                     support.fresh_proc ? " (own /proc)" : " (the host's /proc still shown)",
+                     support.user ? ", user" : "");
+}
+
+OuterIdentity CurrentIdentity() { return {::geteuid(), ::getegid()}; }
+
+pid_t CloneIntoNamespaces(const NamespaceSupport& support) {
+  // The raw system call: glibc's clone() wants a stack for a function to
+  // run, and fork() takes no flags. With no stack given it returns twice,
+  // like fork().
+  uint64_t flags = CLONE_NEWPID | CLONE_NEWNS | SIGCHLD;
+  if (support.user) flags |= CLONE_NEWUSER;
+  return static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
+}
+
+Expected<void> SetUpNamespaces(const NamespaceSupport& support, const OuterIdentity& identity) {
+  if (support.user) {
+    // The process is nobody until mapped; map sectl's user onto itself, so
+    // that files and devices see the same user as without the namespace.
+    if (auto denied = WriteProcFile("/proc/self/setgroups", "deny"); !denied) return denied;
+    if (auto mapped = WriteProcFile("/proc/self/uid_map", fmt::format("{0} {0} 1\n", identity.uid));
+        !mapped) {
+      return mapped;
+    }
+    if (auto mapped = WriteProcFile("/proc/self/gid_map", fmt::format("{0} {0} 1\n", identity.gid));
+        !mapped) {
+      return mapped;
+    }
+  }
+  if (support.fresh_proc) {
+    // Private first: a mount in a copied namespace whose mounts are shared
+    // (systemd's default) would propagate back to the host's /proc.
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+      return Fail(ErrorCode::kInternal,
+                  fmt::format("cannot make the mounts private: {}", strerrorname_np(errno)));
+    }
+    if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+      return Fail(ErrorCode::kInternal,
+                  fmt::format("cannot mount /proc: {}", strerrorname_np(errno)));
+    }
+  }
+  if (support.user) return DropEveryCapability();
+  return {};
+}
+
+void RunNamespaceReaper(pid_t worker) {
+  WorkerEnd end;
+  bool worker_reaped = false;
+  bool ending = false;  // the worker has ended or stopped: the rest is killed
+  while (true) {
+    int status = 0;
+    const pid_t reaped = ::waitpid(-1, &status, __WALL | WUNTRACED);
+    if (reaped < 0) {
+      if (errno == EINTR) continue;
+      break;  // ECHILD: the namespace is empty
+    }
+    if (reaped == worker && !worker_reaped) {
+      if (WIFSTOPPED(status)) {
+        // Stopped, or traced (PTRACE_TRACEME): nothing will continue it.
+        // Killed below; that death is not how it ended.
+        if (!ending) end = {WorkerEnd::How::kStopped, WSTOPSIG(status), 0};
+      } else {
+        worker_reaped = true;
+        if (!ending) {
+          end.how = WIFSIGNALED(status) ? WorkerEnd::How::kSignaled : WorkerEnd::How::kExited;
+          end.value = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+        }
+      }
+      ending = true;
+    } else if (ending && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+      // Still running when the worker ended, and killed here: a stray. One
+      // that had exited on its own by then was not left running.
+      ++end.stray_processes;
+    }
+    // From pid 1 of a PID namespace, -1 is everything else in it. Again
+    // after every reap: a stray may have forked while it was being killed.
+    if (ending) ::kill(-1, SIGKILL);
+  }
+  WriteFrame(FrameKind::kWorkerEnded, reinterpret_cast<const char*>(&end),  // NOLINT: bytes
+             sizeof(end));
+  ::_exit(end.how == WorkerEnd::How::kExited ? end.value : kWorkerEndedBySignal);
+}
+
+}  // namespace sectl::isolation
