@@ -523,6 +523,39 @@ TEST(HostileParent, CannotSeeOrSignalAnyOtherProcessInItsNamespaces) {
   EXPECT_TRUE(Contains(shared.log, "other processes it could signal: ")) << shared.log;
 }
 
+// As a plain user, the namespaces come with a user namespace that maps the
+// user onto itself (root needs none). Run as nobody when the tests run as
+// root; where unprivileged user namespaces are off, sectl says so instead.
+TEST(HostileParent, AsAPlainUserThePluginStillSeesNoOtherProcess) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to run sectl as nobody";
+  if (testing::RunCommand({"setpriv", "--version"}).exit_code != 0) {
+    GTEST_SKIP() << "no setpriv (util-linux) to change user with";
+  }
+  TemporaryDirectory directory;
+  std::filesystem::permissions(directory.path(), std::filesystem::perms::all);
+  const std::filesystem::path log = directory.path() / "hostile.log";
+  const testing::CommandResult command = testing::Run(
+      {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SECTL_BINARY, "conform",
+       HostilePlugin("hostile_parent_neighbours"), "--report", "json", "--pass-env",
+       "SECTL_HOSTILE_LOG", "--no-throughput", "--filter", "registration.*"},
+      {.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()}, .deadline = kRunLimit});
+  const json report = json::parse(command.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(report.is_object()) << command.out << command.err;
+  const std::string namespaces = report["confinement"][0].get<std::string>();
+  if (namespaces.starts_with("namespaces: unavailable")) {
+    GTEST_SKIP() << "as nobody: " << namespaces;
+  }
+  EXPECT_TRUE(namespaces.starts_with("namespaces: pid, mount") && namespaces.ends_with(", user"))
+      << namespaces;
+  std::ifstream log_file(log);
+  const std::string text((std::istreambuf_iterator<char>(log_file)), {});
+  EXPECT_TRUE(Contains(text, "other processes it could signal: 0\n")) << text;
+  if (Contains(namespaces, "(own /proc)")) {
+    EXPECT_TRUE(Contains(text, "other processes listed in /proc: 1\n")) << text;
+  }
+  EXPECT_EQ(command.exit_code, 0) << command.err;
+}
+
 TEST(HostileParent, CannotTraceSectl) {
   const isolation::ConfinementInForce in_force = isolation::DescribeSandbox();
   for (const Namespaces namespaces : kBothWays) {

@@ -5,6 +5,7 @@
 #include <linux/capability.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +54,15 @@ Expected<void> DropEveryCapability() {
         fmt::format("cannot drop the user namespace's capabilities: {}", strerrorname_np(errno)));
   }
   return {};
+}
+
+Expected<void> MapOuterIdentity(const OuterIdentity& identity) {
+  if (auto denied = WriteProcFile("/proc/self/setgroups", "deny"); !denied) return denied;
+  if (auto mapped = WriteProcFile("/proc/self/uid_map", fmt::format("{0} {0} 1\n", identity.uid));
+      !mapped) {
+    return mapped;
+  }
+  return WriteProcFile("/proc/self/gid_map", fmt::format("{0} {0} 1\n", identity.gid));
 }
 
 // In the trial child: sets up, then forks once as a real child would.
@@ -144,15 +154,13 @@ Expected<void> SetUpNamespaces(const NamespaceSupport& support, const OuterIdent
   if (support.user) {
     // The process is nobody until mapped; map sectl's user onto itself, so
     // that files and devices see the same user as without the namespace.
-    if (auto denied = WriteProcFile("/proc/self/setgroups", "deny"); !denied) return denied;
-    if (auto mapped = WriteProcFile("/proc/self/uid_map", fmt::format("{0} {0} 1\n", identity.uid));
-        !mapped) {
-      return mapped;
-    }
-    if (auto mapped = WriteProcFile("/proc/self/gid_map", fmt::format("{0} {0} 1\n", identity.gid));
-        !mapped) {
-      return mapped;
-    }
+    // The files of a non-dumpable process (sectl is one) belong to root,
+    // so it is dumpable while it writes its own (no plugin code runs yet),
+    // and not again after.
+    ::prctl(PR_SET_DUMPABLE, 1);
+    auto mapped = MapOuterIdentity(identity);
+    ::prctl(PR_SET_DUMPABLE, 0);
+    if (!mapped) return mapped;
   }
   if (support.fresh_proc) {
     // Private first: a mount in a copied namespace whose mounts are shared
