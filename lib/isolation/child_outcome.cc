@@ -39,8 +39,12 @@ ChildOutcome JudgeChild(const ChildResult& child, const Confinement& confinement
     return {Blame::kPlugin, "wrote to sectl's result channel"};
   }
   if (child.exit_code == kResultChannelLost && !child.reported) {
+    // sectl's code exits with 121 when it finds its channel gone, and so
+    // could the plugin: with no channel left, nothing tells the two apart.
+    // Either way the plugin ended the process without an answer.
     return {Blame::kPlugin,
-            "closed or replaced the descriptor sectl reads the child's answer from"};
+            "closed or replaced the descriptor sectl reads the child's answer from (or exited "
+            "with status 121 itself)"};
   }
   return {Blame::kPlugin, fmt::format("exited with status {} without reporting", child.exit_code)};
 }
