@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -208,6 +209,9 @@ void ExpectFullReportWithoutDevices(const std::string& plugin, const json& repor
   EXPECT_TRUE(report.value("load_error", json()).is_null()) << report.value("load_error", json());
   const auto results = ResultsById(report);
   EXPECT_EQ(results.size(), ListedChecks(HostilePlugin(plugin))) << "not the whole suite";
+  // The report says how many devices the plugin reported, as reported.
+  EXPECT_EQ(report["plugin"].value("device_count", json()), json(std::stoi(count)))
+      << report["plugin"].dump();
 
   // The count itself is the defect; nothing else failed, crashed or was
   // sectl's error.
@@ -262,6 +266,7 @@ TEST_F(HostileInputTest, ImplausibleDeviceCountIsCappedInConform) {
   EXPECT_TRUE(run.command.exit_code == 0 || run.command.exit_code == 1) << run.command.err;
   EXPECT_EQ(ResultsById(run.report).size(),
             ListedChecks(HostilePlugin("hostile_input_many_devices")));
+  EXPECT_EQ(run.report["plugin"].value("device_count", json()), json(INT_MAX));
   for (const auto& [id, result] : ResultsById(run.report)) {
     EXPECT_TRUE(result["status"] == "pass" || result["status"] == "skip")
         << id << ": " << result.dump(2);

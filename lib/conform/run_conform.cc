@@ -118,6 +118,7 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
                             options.settings.device_ordinal, facts->device_count));
   } else {
     report.plugin.abi_vintage = facts->abi_vintage;
+    report.plugin.device_count = facts->device_count;
     const auto plan = PlanChecks(options.profile, options.selection);
     if (options.on_start) options.on_start(plan.size());
 

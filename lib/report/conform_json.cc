@@ -83,6 +83,14 @@ PluginInfo ReadPlugin(JsonReader in) {
   in.String("sha256", plugin.sha256);
   in.String("entry", plugin.entry);
   in.String("abi_vintage", plugin.abi_vintage);
+  // "device_count" came after schema_version 3's first reports: optional.
+  if (in.Has("device_count")) {
+    double count = 0;
+    in.Number("device_count", count);
+    if (count >= std::numeric_limits<int>::min() && count <= std::numeric_limits<int>::max()) {
+      plugin.device_count = static_cast<int>(count);
+    }
+  }
   return plugin;
 }
 
@@ -255,15 +263,16 @@ OrderedJson HostInfoToJson(const HostInfo& host) {
 std::string ConformReportToJson(const ConformReport& report) {
   OrderedJson results = OrderedJson::array();
   for (const CheckResult& result : report.results) results.push_back(ResultToJson(result));
+  OrderedJson plugin = {{"path", report.plugin.path},
+                        {"sha256", report.plugin.sha256},
+                        {"entry", report.plugin.entry},
+                        {"abi_vintage", report.plugin.abi_vintage}};
+  if (report.plugin.device_count) plugin["device_count"] = *report.plugin.device_count;
   const OrderedJson document = {
       {"schema_version", report.schema_version},
       {"kind", std::string(kKind)},
       {"tool", {{"name", report.tool.name}, {"version", report.tool.version}}},
-      {"plugin",
-       {{"path", report.plugin.path},
-        {"sha256", report.plugin.sha256},
-        {"entry", report.plugin.entry},
-        {"abi_vintage", report.plugin.abi_vintage}}},
+      {"plugin", plugin},
       {"host", HostInfoToJson(report.host)},
       {"command_line", report.command_line},
       {"confinement", report.confinement},

@@ -138,6 +138,10 @@ struct PluginInfo {
   std::string sha256;
   std::string entry;        // "SE_InitPlugin"
   std::string abi_vintage;  // the header generation its struct sizes point to
+  // What get_device_count (or the TVM plugin's device list) reported, as
+  // is: 0 or fewer on a machine without the device. Unknown when the plugin
+  // could not be loaded.
+  std::optional<int> device_count;
 };
 
 // A glimpse of copy bandwidth at the end of a conformance run, at one size
