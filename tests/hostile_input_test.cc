@@ -435,6 +435,33 @@ constexpr char kScribbler[] = "hostile_input_journal_scribble";
   return ::testing::AssertionSuccess();
 }
 
+// ---- The plugin file ---------------------------------------------------------
+
+// The plugin touches its own file while the preflight registers it. Every
+// check's load then refuses the file, which is no longer the one hashed:
+// each is sectl's `error` (exit 2, the verdict inconclusive), never a
+// failure of a plugin that was never tested, and the report stays whole.
+TEST_F(HostileInputTest, APluginFileChangedDuringTheRunMakesEveryCheckAnError) {
+  // A copy: the act changes the file, which other tests load too.
+  const std::string plugin = PathOf("hostile_input_rewrites_itself.so");
+  std::filesystem::copy_file(HostilePlugin("hostile_input_rewrites_itself"), plugin);
+  const CommandResult command = RunSectl(
+      {"conform", plugin, "--report", "json", "--junit", PathOf("report.xml"), "--no-throughput"});
+  EXPECT_EQ(command.exit_code, 2) << command.err;
+  const json report = ParseJson("the report", command.out);
+  const auto results = ResultsById(report);
+  EXPECT_EQ(results.size(), ListedChecks(plugin)) << "not the whole suite";
+  for (const auto& [id, result] : results) {
+    EXPECT_EQ(result["status"], "error") << id << ": " << result.dump(2);
+    EXPECT_TRUE(Contains(result.value("message", ""), "the plugin file changed during the run"))
+        << id << ": " << result.value("message", "");
+  }
+  EXPECT_TRUE(std::filesystem::exists(PathOf("report.xml"))) << "no JUnit report written";
+  const CommandResult table = RunSectl({"conform", plugin, "--no-throughput"});
+  EXPECT_TRUE(Contains(table.out, "INCONCLUSIVE")) << table.out;
+  EXPECT_FALSE(Contains(table.out, "— conformant")) << table.out;
+}
+
 TEST_F(HostileInputTest, OverwrittenJournalIsACrashOfThePlugin) {
   const ConformRun run = Conform(kScribbler, {"-j", "1", "--no-throughput"});
   // sectl itself neither crashed nor failed: the report is complete.

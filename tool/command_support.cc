@@ -18,9 +18,9 @@ int ReportUsageError(const std::string& message) {
 
 int ReportError(const Error& error) {
   ReportUsageError(error.message());
-  const bool sectl_at_fault = error.code() == ErrorCode::kInternal ||
-                              error.code() == ErrorCode::kIoError ||
-                              error.code() == ErrorCode::kInvalidArgument;
+  const bool sectl_at_fault =
+      error.code() == ErrorCode::kInternal || error.code() == ErrorCode::kIoError ||
+      error.code() == ErrorCode::kInputChanged || error.code() == ErrorCode::kInvalidArgument;
   return sectl_at_fault ? kExitUsageOrInternal : kExitPluginProblem;
 }
 

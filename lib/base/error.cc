@@ -24,6 +24,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "timeout";
     case ErrorCode::kIoError:
       return "I/O error";
+    case ErrorCode::kInputChanged:
+      return "input changed";
     case ErrorCode::kInternal:
       return "internal error";
   }

@@ -27,6 +27,7 @@ enum class ErrorCode {
   kCrashed,             // the plugin crashed the process that ran it
   kTimeout,             // the plugin did not return in time
   kIoError,             // reading or writing a file failed
+  kInputChanged,        // an input changed under sectl during the run (the plugin file)
   kInternal,            // a bug in sectl
 };
 

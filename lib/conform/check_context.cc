@@ -48,7 +48,7 @@ const loader::PluginLibrary& CheckContext::library() {
   if (!library_) {
     auto opened = loader::PluginLibrary::Open(settings_.plugin_path,
                                               {.lazy = settings_.lazy, .abi = settings_.abi});
-    if (!opened) Abort(DescribeFailure("loading the plugin", opened.error()));
+    if (!opened) StopOn("loading the plugin", opened.error());
     library_ = std::make_unique<loader::PluginLibrary>(std::move(*opened));
   }
   return *library_;
@@ -203,6 +203,7 @@ void CheckContext::Blocked(abi::PluginFunction function, std::string what_happen
 
 void CheckContext::StopOn(std::string_view doing, const Error& error) {
   const std::string message = DescribeFailure(doing, error);
+  if (error.code() == ErrorCode::kInputChanged) throw CheckCannotGoOn{message};
   if (auto culprit = error.culprit()) {
     if (Tests(*culprit) || CheckRegistry::Global().CheckersOf(*culprit).empty()) {
       FailIn(*culprit, message);
@@ -259,6 +260,8 @@ CheckOutcome RunCheckBody(const CheckDefinition& check, const CheckSettings& set
     context.TearDown();
   } catch (const CheckStopped&) {
     context.TearDown();
+  } catch (const CheckCannotGoOn& stop) {
+    return {report::CheckStatus::kError, stop.message, nlohmann::json::object()};
   } catch (const std::exception& error) {
     return {report::CheckStatus::kError,
             fmt::format("sectl failed while running the check: {}", error.what()),

@@ -67,6 +67,13 @@ struct CheckOutcome {
 // never crosses into plugin code: bodies run on sectl's side of the API.
 struct CheckStopped {};
 
+// Thrown when the check cannot go on for a reason that is neither the
+// plugin's defect nor the check's finding (the plugin file changed during
+// the run): the check is an `error`, caught by RunCheckBody.
+struct CheckCannotGoOn {
+  std::string message;
+};
+
 class CheckContext {
  public:
   CheckContext(const CheckDefinition& definition, const CheckSettings& settings,

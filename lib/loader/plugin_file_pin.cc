@@ -52,7 +52,7 @@ Expected<FileIdentity> CurrentIdentity(const std::string& path) {
 }  // namespace
 
 Error PluginFileChanged(const std::string& path, std::string_view what) {
-  return Error(ErrorCode::kFailedPrecondition,
+  return Error(ErrorCode::kInputChanged,
                fmt::format("{}: the plugin file changed during the run ({}); sectl tests only "
                            "the file whose SHA-256 the report names",
                            path, what));

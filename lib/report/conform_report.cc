@@ -174,8 +174,10 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
 bool IsConformant(const ConformReport& report) {
   // An interrupted run establishes nothing about the checks it did not run.
   if (report.load_error || report.interrupted) return false;
+  // Nor does a required check that ended in sectl's error: it judged nothing.
   return std::none_of(report.results.begin(), report.results.end(), [](const CheckResult& r) {
-    return r.severity == CheckSeverity::kRequired && IsFailureStatus(r.status) &&
+    return r.severity == CheckSeverity::kRequired &&
+           (IsFailureStatus(r.status) || r.status == CheckStatus::kError) &&
            r.baseline != BaselineVerdict::kExpected;
   });
 }

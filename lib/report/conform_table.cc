@@ -285,10 +285,15 @@ std::string Verdict(const Writer& out, const ConformReport& report) {
         failures > 0 ? fmt::format("; {} failed before", Counted(failures, "required check", true))
                      : "");
   }
-  const std::string why =
-      report.load_error
-          ? std::string("the plugin did not load")
-          : fmt::format("{} failed", Counted(RequiredFailures(report), "required check", true));
+  const int failures = RequiredFailures(report);
+  if (!report.load_error && failures == 0) {
+    // Only sectl's errors stand in the way: nothing is known either way.
+    return fmt::format("{} ({} ended in sectl's error)", out.Paint("INCONCLUSIVE", "1;33"),
+                       Counted(report.summary.error, "check", true));
+  }
+  const std::string why = report.load_error
+                              ? std::string("the plugin did not load")
+                              : fmt::format("{} failed", Counted(failures, "required check", true));
   return fmt::format("{} ({})", out.Paint("NOT CONFORMANT", "1;31"), why);
 }
 
