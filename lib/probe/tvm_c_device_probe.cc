@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/file_digest.h"
 #include "base/json_text.h"
+#include "loader/plugin_file_pin.h"
 
 namespace sectl::probe {
 namespace {
@@ -34,11 +34,18 @@ bool TvmCDeviceProbe::HasErrors() const {
 }
 
 Expected<TvmCDeviceProbe> ProbeTvmCDevicePlugin(const std::string& path) {
+  // Hashed and pinned first, and verified again once the symbols are read:
+  // the SHA-256 in the report is that of the file whose symbols it lists.
+  auto pinned = loader::PinPluginFile(path);
+  if (!pinned) return tl::unexpected(pinned.error());
   auto catalog = tvm::ReadCDeviceCatalog(path);
   if (!catalog) return tl::unexpected(catalog.error());
+  if (auto unchanged = loader::PinPluginFile(path); !unchanged) {
+    return tl::unexpected(unchanged.error());
+  }
   TvmCDeviceProbe probe;
   probe.plugin_path = path;
-  if (auto digest = Sha256OfFile(path)) probe.sha256 = *digest;
+  probe.sha256 = pinned->sha256();
   probe.catalog = std::move(*catalog);
   return probe;
 }
