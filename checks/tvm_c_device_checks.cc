@@ -34,10 +34,10 @@ std::string HookList(const std::vector<tvm::Hook>& hooks) {
 
 }  // namespace
 
-SECTL_CHECK_IN_PROFILES("tvm_c_device.hooks_exported", kRequired,
-                        "Every device exports Activate, Open, Close and Deactivate with C linkage, "
-                        "as TVMDevice<Name><Hook>",
-                        {kTvmCDeviceProfile}) {
+SECTL_TVM_C_DEVICE_CHECK(
+    "tvm_c_device.hooks_exported", kRequired,
+    "Every device exports Activate, Open, Close and Deactivate with C linkage, "
+    "as TVMDevice<Name><Hook>") {
   const auto& catalog = check.tvm_catalog();
   const auto& chosen = check.tvm_devices_under_test();
   auto& devices = check.details()["devices"];
@@ -76,10 +76,9 @@ SECTL_CHECK_IN_PROFILES("tvm_c_device.hooks_exported", kRequired,
   }
 }
 
-SECTL_CHECK_IN_PROFILES("tvm_c_device.success_returns_zero", kRequired,
-                        "On success every hook returns exactly 0 (generated code treats any other "
-                        "value as failure)",
-                        {kTvmCDeviceProfile}) {
+SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.success_returns_zero", kRequired,
+                         "On success every hook returns exactly 0 (generated code treats any other "
+                         "value as failure)") {
   auto& device = check.tvm_device();
   for (tvm::Hook hook :
        {tvm::Hook::kActivate, tvm::Hook::kOpen, tvm::Hook::kClose, tvm::Hook::kDeactivate}) {
@@ -93,11 +92,10 @@ SECTL_CHECK_IN_PROFILES("tvm_c_device.success_returns_zero", kRequired,
   }
 }
 
-SECTL_CHECK_IN_PROFILES(
+SECTL_TVM_C_DEVICE_CHECK(
     "tvm_c_device.aot_order", kRequired,
     "Runs in the AOT executor's order (Activate, then Open/operator/Close per "
-    "operator, then Deactivate) succeed with 0, 1 and 7 operators, 50 times each",
-    {kTvmCDeviceProfile}) {
+    "operator, then Deactivate) succeed with 0, 1 and 7 operators, 50 times each") {
   auto& device = check.tvm_device();
   RequireWorkingRun(check, device);
   for (size_t operators : {size_t{0}, size_t{1}, size_t{7}}) {
@@ -117,10 +115,9 @@ SECTL_CHECK_IN_PROFILES(
   }
 }
 
-SECTL_CHECK_IN_PROFILES("tvm_c_device.two_devices_interleaved", kRequired,
-                        "Two devices in the AOT executor's interleaved order (Activate both, "
-                        "operators alternating, Deactivate both) succeed, 20 times",
-                        {kTvmCDeviceProfile}) {
+SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.two_devices_interleaved", kRequired,
+                         "Two devices in the AOT executor's interleaved order (Activate both, "
+                         "operators alternating, Deactivate both) succeed, 20 times") {
   auto& first = check.tvm_device();
   auto second = check.NewTvmSession(true);
   RequireWorkingRun(check, first);
@@ -137,10 +134,9 @@ SECTL_CHECK_IN_PROFILES("tvm_c_device.two_devices_interleaved", kRequired,
   }
 }
 
-SECTL_CHECK_IN_PROFILES("tvm_c_device.fresh_run_after_abort", kRequired,
-                        "After a run that generated code abandoned (an operator failed: no Close, "
-                        "no Deactivate), a fresh run succeeds within 2 s",
-                        {kTvmCDeviceProfile}) {
+SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.fresh_run_after_abort", kRequired,
+                         "After a run that generated code abandoned (an operator failed: no Close, "
+                         "no Deactivate), a fresh run succeeds within 2 s") {
   // A session of its own, shared with the thread that runs the fresh run:
   // if that thread never returns, nothing it uses may be destroyed.
   std::shared_ptr<tvm::CDeviceSession> device = check.NewTvmSession(false);
@@ -196,10 +192,9 @@ SECTL_CHECK_IN_PROFILES("tvm_c_device.fresh_run_after_abort", kRequired,
                   outcome->failure));
 }
 
-SECTL_CHECK_IN_PROFILES("tvm_c_device.no_dynamic_allocation", kRequired,
-                        "Activate, Open, Close and Deactivate never allocate heap memory (the "
-                        "application provides all storage, as the RFC promises)",
-                        {kTvmCDeviceProfile}) {
+SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.no_dynamic_allocation", kRequired,
+                         "Activate, Open, Close and Deactivate never allocate heap memory (the "
+                         "application provides all storage, as the RFC promises)") {
   if (auto why = tvm::AllocationWatchUnavailable()) {
     check.Skip(fmt::format("allocations cannot be counted: {}", *why));
   }

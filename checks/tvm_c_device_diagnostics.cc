@@ -28,7 +28,7 @@ std::string CallInOrder(const tvm::CDeviceSession& device, std::initializer_list
 
 // Reports a sequence probe: the results as the check's message, or a
 // warning when it crashed or hung.
-void ReportSequence(CheckContext& check, const std::string& what,
+void ReportSequence(TvmCheckContext& check, const std::string& what,
                     const std::function<std::string()>& probe, const std::string& consequence) {
   const auto outcome = RunIsolated(check, probe, kProbeLimit);
   check.details()["probe"] = outcome.text;
@@ -41,10 +41,9 @@ void ReportSequence(CheckContext& check, const std::string& what,
 
 }  // namespace
 
-SECTL_CHECK_IN_PROFILES("tvm_c_device.null_context", kInfo,
-                        "Each generated-code hook given a NULL context fails cleanly rather than "
-                        "crashing (unspecified: reported)",
-                        {kTvmCDeviceProfile}) {
+SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.null_context", kInfo,
+                         "Each generated-code hook given a NULL context fails cleanly rather than "
+                         "crashing (unspecified: reported)") {
   auto& device = check.tvm_device();
   std::string results;
   for (tvm::Hook hook : tvm::kGeneratedCodeHooks) {
@@ -61,9 +60,9 @@ SECTL_CHECK_IN_PROFILES("tvm_c_device.null_context", kInfo,
   check.details()["results"] = results;
 }
 
-SECTL_CHECK_IN_PROFILES("tvm_c_device.double_activate", kInfo,
-                        "Activate twice in a row, then a run, is survived (unspecified: reported)",
-                        {kTvmCDeviceProfile}) {
+SECTL_TVM_C_DEVICE_CHECK(
+    "tvm_c_device.double_activate", kInfo,
+    "Activate twice in a row, then a run, is survived (unspecified: reported)") {
   auto& device = check.tvm_device();
   ReportSequence(
       check, "Activate, Activate, Open, Close, Deactivate",
@@ -76,9 +75,8 @@ SECTL_CHECK_IN_PROFILES("tvm_c_device.double_activate", kInfo,
       "an application that retries a run re-activates a device");
 }
 
-SECTL_CHECK_IN_PROFILES("tvm_c_device.close_without_open", kInfo,
-                        "Close without Open is survived (unspecified: reported)",
-                        {kTvmCDeviceProfile}) {
+SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.close_without_open", kInfo,
+                         "Close without Open is survived (unspecified: reported)") {
   auto& device = check.tvm_device();
   ReportSequence(
       check, "Activate, Close, Deactivate",
@@ -90,10 +88,9 @@ SECTL_CHECK_IN_PROFILES("tvm_c_device.close_without_open", kInfo,
       "a stray Close should fail, not take the application down");
 }
 
-SECTL_CHECK_IN_PROFILES("tvm_c_device.two_threads", kInfo,
-                        "Two threads running models at once, each with its own context, both "
-                        "succeed (unspecified: reported)",
-                        {kTvmCDeviceProfile}) {
+SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.two_threads", kInfo,
+                         "Two threads running models at once, each with its own context, both "
+                         "succeed (unspecified: reported)") {
   auto& first = check.tvm_device();
   auto second = check.NewTvmSession(false);
   RequireWorkingRun(check, first);

@@ -7,7 +7,7 @@
 
 namespace sectl::conform {
 
-void RequireWorkingRun(CheckContext& check, const tvm::CDeviceSession& device) {
+void RequireWorkingRun(TvmCheckContext& check, const tvm::CDeviceSession& device) {
   const auto outcome = tvm::RunAsGeneratedCode({&device}, tvm::OperatorsOnOneDevice(1));
   if (outcome.returned != 0) {
     check.Skip(
@@ -17,7 +17,7 @@ void RequireWorkingRun(CheckContext& check, const tvm::CDeviceSession& device) {
   }
 }
 
-IsolatedProbe RunIsolated(CheckContext& check, const std::function<std::string()>& probe,
+IsolatedProbe RunIsolated(TvmCheckContext& check, const std::function<std::string()>& probe,
                           std::chrono::milliseconds limit) {
   const isolation::ChildOptions options{.timeout = limit, .backtrace_on_crash = false};
   auto child = isolation::RunInChildProcess(

@@ -10,13 +10,11 @@
 
 namespace sectl::conform {
 
-inline constexpr const char* kTvmCDeviceProfile = "tvm-c-device";
-
 // Skips the check unless one plain run (Activate, Open, operator, Close,
 // Deactivate) succeeds: a plugin failing that is tvm_c_device.success_returns_zero's
 // finding, and checks about repetition, interleaving or recovery have nothing
 // to add. Also warms the hooks up (first-call work is not the check's concern).
-void RequireWorkingRun(CheckContext& check, const tvm::CDeviceSession& device);
+void RequireWorkingRun(TvmCheckContext& check, const tvm::CDeviceSession& device);
 
 // How a probe run in a process of its own ended: its answer, or a sentence
 // saying it crashed or hung, naming the hook it was in.
@@ -26,7 +24,7 @@ struct IsolatedProbe {
 };
 // Runs `probe` in a child process with `limit`; for diagnostics whose
 // subject may crash or hang (the RFC leaves them unspecified).
-IsolatedProbe RunIsolated(CheckContext& check, const std::function<std::string()>& probe,
+IsolatedProbe RunIsolated(TvmCheckContext& check, const std::function<std::string()>& probe,
                           std::chrono::milliseconds limit);
 
 }  // namespace sectl::conform

@@ -19,11 +19,14 @@
 // The body receives `check`, a CheckContext: the plugin registered by the
 // embedded host runtime, the device under test, and the ways to report
 // (Expect, Fail, Warn, Skip, Blocked, Require). Each check runs in a process
-// of its own, so a body may leave the plugin in any state.
+// of its own, so a body may leave the plugin in any state. Checks of TVM's
+// C Device API are declared with SECTL_TVM_C_DEVICE_CHECK and get a
+// TvmCheckContext instead; both share the reporting (CommonCheckContext).
 #pragma once
 
 #include "conform/check_context.h"
 #include "conform/check_registry.h"
+#include "conform/tvm_check_context.h"
 
 #define SECTL_CHECK_CONCAT_INNER(a, b) a##b
 #define SECTL_CHECK_CONCAT(a, b) SECTL_CHECK_CONCAT_INNER(a, b)
@@ -48,3 +51,29 @@
       }(),                                                                                   \
       __FILE__, __LINE__, &SECTL_CHECK_CONCAT(SectlCheckBody, __LINE__)});                   \
   static void SECTL_CHECK_CONCAT(SectlCheckBody, __LINE__)(::sectl::conform::CheckContext & check)
+
+// The profile of TVM's C Device API checks.
+#define SECTL_TVM_C_DEVICE_PROFILE "tvm-c-device"
+
+// SECTL_TVM_C_DEVICE_CHECK(id, severity, title, traits...) for the TVM C
+// Device API profile: the body receives `check`, a TvmCheckContext, which
+// offers the plugin's devices and their sessions instead of a registered
+// StreamExecutor platform.
+#define SECTL_TVM_C_DEVICE_CHECK(id, severity, title, ...)                                      \
+  static void SECTL_CHECK_CONCAT(SectlCheckBody, __LINE__)(::sectl::conform::TvmCheckContext&); \
+  static const ::sectl::conform::CheckRegistrar SECTL_CHECK_CONCAT(sectl_check_registrar_,      \
+                                                                   __LINE__)(                   \
+      ::sectl::conform::CheckDefinition{id,                                                     \
+                                        title,                                                  \
+                                        ::sectl::report::CheckSeverity::severity,               \
+                                        {std::string(SECTL_TVM_C_DEVICE_PROFILE)},              \
+                                        [] {                                                    \
+                                          using enum ::sectl::abi::PluginFunction;              \
+                                          return ::sectl::conform::CheckTraits{__VA_ARGS__};    \
+                                        }(),                                                    \
+                                        __FILE__,                                               \
+                                        __LINE__,                                               \
+                                        nullptr,                                                \
+                                        &SECTL_CHECK_CONCAT(SectlCheckBody, __LINE__)});        \
+  static void SECTL_CHECK_CONCAT(SectlCheckBody,                                                \
+                                 __LINE__)(::sectl::conform::TvmCheckContext & check)

@@ -14,7 +14,9 @@
 namespace sectl::conform {
 
 class CheckContext;
+class TvmCheckContext;
 using CheckBody = void (*)(CheckContext& check);
+using TvmCheckBody = void (*)(TvmCheckContext& check);
 
 // The profile every StreamExecutor check belongs to unless it says otherwise.
 inline constexpr std::string_view kTensorFlowProfile = "tensorflow";
@@ -43,7 +45,8 @@ struct CheckDefinition {
   CheckTraits traits;
   std::string file;  // where it is declared, for people reading a report
   int line = 0;
-  CheckBody body = nullptr;
+  CheckBody body = nullptr;         // a StreamExecutor check (SECTL_CHECK)
+  TvmCheckBody tvm_body = nullptr;  // or a TVM C Device API check (SECTL_TVM_C_DEVICE_CHECK)
 
   // The first component of the id: "memcpy".
   std::string area() const;

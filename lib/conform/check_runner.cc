@@ -11,6 +11,8 @@
 #include <optional>
 
 #include "base/json_text.h"
+#include "conform/run_check_body.h"
+#include "host/platform.h"
 #include "isolation/child_outcome.h"
 #include "isolation/child_process.h"
 #include "isolation/guard_malloc.h"

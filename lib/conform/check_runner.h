@@ -8,8 +8,8 @@
 #include <functional>
 #include <vector>
 
-#include "conform/check_context.h"
 #include "conform/check_registry.h"
+#include "conform/common_check_context.h"
 #include "isolation/confinement.h"
 #include "report/conform_report.h"
 

@@ -8,8 +8,9 @@
 #include <string>
 
 #include "base/error.h"
-#include "conform/check_context.h"
+#include "conform/common_check_context.h"
 #include "isolation/confinement.h"
+#include "tvm/c_device_catalog.h"
 
 namespace sectl::conform {
 

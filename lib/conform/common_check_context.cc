@@ -1,0 +1,176 @@
+#include "conform/common_check_context.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+
+namespace sectl::conform {
+namespace {
+
+// Enough failures to act on; the rest are counted, not listed.
+constexpr size_t kMaxListedFailures = 5;
+
+std::string JoinMessages(const std::vector<std::string>& messages) {
+  std::string joined;
+  for (size_t i = 0; i < messages.size() && i < kMaxListedFailures; ++i) {
+    if (i > 0) joined += "; ";
+    joined += messages[i];
+  }
+  if (messages.size() > kMaxListedFailures) {
+    joined += fmt::format("; and {} more", messages.size() - kMaxListedFailures);
+  }
+  return joined;
+}
+
+}  // namespace
+
+CommonCheckContext::CommonCheckContext(const CheckDefinition& definition,
+                                       const CheckSettings& settings, host::Journal& journal)
+    : definition_(definition),
+      settings_(settings),
+      journal_(journal),
+      exceptions_seen_(journal.exception_count()) {}
+
+CommonCheckContext::~CommonCheckContext() = default;
+
+std::string CommonCheckContext::DescribeFailure(std::string_view doing, const Error& error) {
+  return fmt::format("{}: {}", doing, error.message());
+}
+
+const loader::PluginLibrary& CommonCheckContext::library() {
+  if (!library_) {
+    auto opened = loader::PluginLibrary::Open(settings_.plugin_path,
+                                              {.lazy = settings_.lazy, .abi = settings_.abi});
+    if (!opened) StopOn("loading the plugin", opened.error());
+    library_ = std::make_unique<loader::PluginLibrary>(std::move(*opened));
+  }
+  return *library_;
+}
+
+bool CommonCheckContext::Avoids(abi::PluginFunction function) const {
+  auto among = [function](const auto& list) {
+    return std::find(list.begin(), list.end(), function) != list.end();
+  };
+  return among(settings_.avoid) || among(avoided_);
+}
+
+void CommonCheckContext::Avoid(abi::PluginFunction function) {
+  if (!Avoids(function)) avoided_.push_back(function);
+}
+
+void CommonCheckContext::Expect(bool condition, std::string_view failure_message) {
+  if (!condition) Fail(std::string(failure_message));
+}
+
+void CommonCheckContext::Fail(std::string message) {
+  // With one function under test, that is the one a failure speaks of.
+  if (definition_.traits.tests.size() == 1) {
+    FailIn(definition_.traits.tests.front(), std::move(message));
+    return;
+  }
+  failures_.push_back(std::move(message));
+}
+
+void CommonCheckContext::FailIn(abi::PluginFunction culprit, std::string message) {
+  failures_.push_back(std::move(message));
+  auto& culprits = outcome_.culprits;
+  if (std::find(culprits.begin(), culprits.end(), culprit) == culprits.end()) {
+    culprits.push_back(culprit);
+  }
+}
+
+void CommonCheckContext::Warn(std::string message) { warnings_.push_back(std::move(message)); }
+
+void CommonCheckContext::WarnIn(abi::PluginFunction culprit, std::string message) {
+  warnings_.push_back(std::move(message));
+  auto& culprits = outcome_.culprits;
+  if (std::find(culprits.begin(), culprits.end(), culprit) == culprits.end()) {
+    culprits.push_back(culprit);
+  }
+}
+
+void CommonCheckContext::Skip(std::string reason) {
+  if (failures_.empty()) {
+    outcome_.status = report::CheckStatus::kSkip;
+    outcome_.message = std::move(reason);
+  }
+  throw CheckStopped{};
+}
+
+void CommonCheckContext::Abort(std::string message) {
+  Fail(std::move(message));
+  throw CheckStopped{};
+}
+
+void CommonCheckContext::Blocked(abi::PluginFunction function, std::string what_happened) {
+  // Blocked hands the defect to the check that tests the function; with no
+  // such check, this one must report it or nobody would.
+  if (Tests(function) || CheckRegistry::Global().CheckersOf(function).empty()) {
+    FailIn(function, std::move(what_happened));
+    throw CheckStopped{};
+  }
+  Avoid(function);
+  if (!failures_.empty()) {
+    // What was already found stands; say why the check went no further.
+    failures_.push_back(fmt::format("the check stopped there: {}", what_happened));
+    throw CheckStopped{};
+  }
+  outcome_.status = report::CheckStatus::kBlocked;
+  outcome_.message = std::move(what_happened);
+  outcome_.culprits = {function};
+  throw CheckStopped{};
+}
+
+void CommonCheckContext::StopOn(std::string_view doing, const Error& error) {
+  const std::string message = DescribeFailure(doing, error);
+  if (error.code() == ErrorCode::kInputChanged) throw CheckCannotGoOn{message};
+  if (auto culprit = error.culprit()) {
+    if (Tests(*culprit) || CheckRegistry::Global().CheckersOf(*culprit).empty()) {
+      FailIn(*culprit, message);
+      throw CheckStopped{};
+    }
+    Blocked(*culprit, message);
+  }
+  Abort(message);
+}
+
+void CommonCheckContext::BlameExceptionsAcrossTheApi() {
+  if (journal_.exception_count() == exceptions_seen_) return;
+  const auto function = journal_.LastThrowingFunction();
+  const std::string message = fmt::format(
+      "{} threw a C++ exception across the C API; every TensorFlow generation calls the plugin "
+      "from C++ without a handler there, so the process ends in std::terminate",
+      function ? std::string(abi::QualifiedName(*function)) : std::string("a plugin function"));
+  outcome_.exception_across_api = true;
+  // Required wherever it happens: it is a defect of the function that threw,
+  // whichever check saw it, and it outranks being blocked.
+  if (outcome_.status == report::CheckStatus::kBlocked) {
+    outcome_.status = report::CheckStatus::kPass;
+    outcome_.culprits.clear();
+  }
+  // The dispatcher's shorter account of the same exception says less.
+  std::erase_if(failures_, [](const std::string& failure) {
+    return failure.find("threw a C++ exception across the C API") != std::string::npos;
+  });
+  failures_.insert(failures_.begin(), message);
+  auto& culprits = outcome_.culprits;
+  if (function && std::find(culprits.begin(), culprits.end(), *function) == culprits.end()) {
+    culprits.insert(culprits.begin(), *function);
+  }
+}
+
+CheckOutcome CommonCheckContext::TakeOutcome() {
+  BlameExceptionsAcrossTheApi();
+  if (outcome_.status == report::CheckStatus::kBlocked) return std::move(outcome_);
+  if (!failures_.empty()) {
+    outcome_.status = report::CheckStatus::kFail;
+    outcome_.message = JoinMessages(failures_);
+  } else if (outcome_.status != report::CheckStatus::kSkip && !warnings_.empty()) {
+    outcome_.status = report::CheckStatus::kWarn;
+    outcome_.message = JoinMessages(warnings_);
+  }
+  return std::move(outcome_);
+}
+
+}  // namespace sectl::conform
