@@ -299,7 +299,8 @@ std::string Describe(Namespaces namespaces) {
 }
 
 SectlRun ConformHostile(const std::string& plugin, Namespaces namespaces = Namespaces::kOwn,
-                        const std::string& secret = {}) {
+                        const std::string& secret = {},
+                        const std::vector<std::string>& extra_arguments = {}) {
   TemporaryDirectory directory;
   const std::filesystem::path log = directory.path() / "hostile.log";
   testing::RunOptions options{.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()},
@@ -310,6 +311,7 @@ SectlRun ConformHostile(const std::string& plugin, Namespaces namespaces = Names
       "conform",           HostilePlugin(plugin), "--report",  "json", "--pass-env",
       "SECTL_HOSTILE_LOG", "--no-throughput",     "--timeout", "20"};
   if (namespaces == Namespaces::kShared) arguments.emplace_back("--no-namespaces");
+  arguments.insert(arguments.end(), extra_arguments.begin(), extra_arguments.end());
   SectlRun run{testing::RunSectl(arguments, options)};
   std::ifstream log_file(log);
   run.log.assign(std::istreambuf_iterator<char>(log_file), std::istreambuf_iterator<char>());
@@ -412,6 +414,31 @@ TEST(HostileParent, CannotReadSectlsEnvironment) {
     EXPECT_FALSE(Attempted(run.log, "open /proc/PPID/environ").empty()) << run.log;
     ExpectTheMinimalPluginsReport(run);
   }
+}
+
+// A forked process starts as a copy of sectl's memory: a plugin that scans
+// its own for a secret in sectl's environment must find nothing there.
+TEST(HostileParent, CannotFindSectlsEnvironmentInItsOwnMemory) {
+  std::random_device random;
+  const std::string value = "s3cr3t-" + std::to_string(random()) + std::to_string(random());
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    const SectlRun run =
+        ConformHostile("hostile_parent_secret_scan", namespaces, "SECTL_TEST_SECRET=" + value);
+    const std::vector<std::string> outcomes = Attempted(run.log, "secrets found");
+    EXPECT_FALSE(outcomes.empty()) << run.log;
+    for (const std::string& line : outcomes) EXPECT_EQ(line, "secrets found: 0") << run.log;
+    EXPECT_FALSE(Contains(run.log, value)) << run.log;
+    ExpectTheMinimalPluginsReport(run);
+  }
+  // The scan finds what is there: passed on purpose, the variable is in the
+  // plugin's own environment.
+  const SectlRun passed =
+      ConformHostile("hostile_parent_secret_scan", Namespaces::kOwn, "SECTL_TEST_SECRET=" + value,
+                     {"--pass-env", "SECTL_TEST_SECRET"});
+  EXPECT_TRUE(Contains(passed.log, "secrets found: 1, the first: SECTL_TEST_SECRET=" + value) ||
+              Contains(passed.log, "the first: " + value))
+      << passed.log;
 }
 
 TEST(HostileParent, CannotWriteIntoSectlsStdout) {

@@ -22,7 +22,9 @@ extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 
 #include "isolation/interruption.h"
 #include "isolation/namespaces.h"
+#include "isolation/secret_residue.h"
 #include "isolation/stray_processes.h"
+#include "isolation/supervisor.h"
 
 namespace sectl::isolation {
 namespace {
@@ -98,6 +100,10 @@ void RestoreDefaultCrashActions() {
 [[noreturn]] void RunChild(const std::function<int(int)>& body, const ChildOptions& options,
                            const std::vector<std::string>& environment, int result_fd,
                            int output_fd, const ChannelKey& key, pid_t parent) {
+  ForgetSupervisorEnvironment();
+  // The parent's registers and dead stack came with the fork.
+  ClearVectorRegisters();
+  ClearDeadStack();
   // Dies with sectl; checked after, for a sectl that died before the call.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(kConfinementFailed);
@@ -142,6 +148,7 @@ void RestoreDefaultCrashActions() {
                                    const std::vector<std::string>& environment, int result_fd,
                                    int output_fd, const ChannelKey& key,
                                    const NamespaceSupport& support, const OuterIdentity& identity) {
+  ForgetSupervisorEnvironment();
   // No check of getppid() after this, as RunChild does: the parent is
   // outside the namespace, so it reads 0. A sectl that died this early
   // leaves a child that ends with its worker.

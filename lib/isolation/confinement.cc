@@ -17,6 +17,7 @@
 #include "isolation/namespaces.h"
 #include "isolation/result_channel.h"
 #include "isolation/sandbox.h"
+#include "isolation/secret_residue.h"
 
 extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 
@@ -89,6 +90,9 @@ std::vector<std::string> PluginEnvironment(const char* const* environment,
     if (equals == std::string_view::npos) continue;
     if (IsAllowed(text.substr(0, equals), passed)) kept.emplace_back(text);
   }
+  // Reading every variable left some in vector registers, which a child
+  // forked next would start with (secret_residue.h).
+  ClearVectorRegisters();
   return kept;
 }
 

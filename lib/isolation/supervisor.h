@@ -12,8 +12,15 @@ namespace sectl::isolation {
 //    CAP_SYS_PTRACE: sandbox.h) cannot open /proc/<sectl>/{mem,fd/N};
 //  - sectl's environment moves off the block the kernel shows as
 //    /proc/<sectl>/environ, which some kernels let the same user read even
-//    from a non-dumpable process: a CI token in sectl's environment stays
-//    out of the plugin's reach. getenv and setenv work as before.
+//    from a non-dumpable process, into a mapping that forked children do
+//    not inherit: a CI token in sectl's environment is neither in
+//    /proc/<sectl>/environ nor anywhere in a plugin's process memory.
+//    getenv and setenv work as before, in sectl.
 void PrepareSupervisor();
+
+// In a child forked from a prepared sectl, first thing: its environment
+// was not inherited, so `environ` becomes empty until the child sets the
+// plugin's own (ConfineChild). Does nothing elsewhere.
+void ForgetSupervisorEnvironment();
 
 }  // namespace sectl::isolation
