@@ -419,6 +419,10 @@ TEST(HostileParent, CannotReadSectlsEnvironment) {
 // A forked process starts as a copy of sectl's memory: a plugin that scans
 // its own for a secret in sectl's environment must find nothing there.
 TEST(HostileParent, CannotFindSectlsEnvironmentInItsOwnMemory) {
+#if defined(SECTL_SANITIZED)
+  GTEST_SKIP() << "the sanitizer runtime reads /proc/self/environ into memory of its own at "
+                  "start and keeps it; sectl cannot release that copy";
+#endif
   std::random_device random;
   const std::string value = "s3cr3t-" + std::to_string(random()) + std::to_string(random());
   for (const Namespaces namespaces : kBothWays) {

@@ -18,6 +18,9 @@
 #include "hostile_parent.h"
 
 enum { kChunkBytes = 1 << 20, kShownBytes = 40 };
+/* Larger mappings are reservations (a sanitizer's shadow memory spans
+ * terabytes of zero pages), never where a process keeps its strings. */
+static const unsigned long kLargestRegionBytes = 256UL << 20;
 static char chunk[kChunkBytes];
 
 void HostileAct(void) {
@@ -43,7 +46,8 @@ void HostileAct(void) {
     unsigned long start = 0;
     unsigned long end = 0;
     char permissions[5] = "";
-    if (sscanf(line, "%lx-%lx %4s", &start, &end, permissions) != 3 || permissions[0] != 'r') {
+    if (sscanf(line, "%lx-%lx %4s", &start, &end, permissions) != 3 || permissions[0] != 'r' ||
+        end - start > kLargestRegionBytes) {
       continue;
     }
     ++regions;
@@ -60,14 +64,6 @@ void HostileAct(void) {
             (where >= (uintptr_t)chunk && where < (uintptr_t)chunk + kChunkBytes) ||
             (where >= (uintptr_t)first && where < (uintptr_t)first + sizeof(first))) {
           continue;
-        }
-        if (found == 0) {
-          char hex[200] = "";
-          size_t o = 0;
-          for (int k = -40; k < 24; ++k)
-            o += (size_t)snprintf(hex + o, sizeof(hex) - o, "%c",
-                                  (hit[k] >= 32 && hit[k] < 127) ? hit[k] : '.');
-          HostileLog("DEBUG hit %lx below end by %lu: %s", (unsigned long)where, end - where, hex);
         }
         if (found++ == 0) {
           const size_t room = (size_t)(chunk + got - hit);
