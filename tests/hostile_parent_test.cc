@@ -120,10 +120,15 @@ std::string AttemptEverything(pid_t supervisor) {
   return out.str();
 }
 
+// How the stand-in's child is sandboxed: not at all, with the filter built
+// in the child by libseccomp, or with the program compiled in the
+// supervisor (what sectl's children load).
+enum class Sandbox { kNone, kBuiltInTheChild, kCompiledInTheSupervisor };
+
 // Forks a supervisor that makes itself non-dumpable and leads its process
-// group, as sectl does, and a child of it that (when `sandboxed`) calls
-// SandboxChild and then attempts everything. The attempts, by name.
-Attempts AttemptOnSupervisor(bool sandboxed) {
+// group, as sectl does, and a child of it that calls SandboxChild as
+// `sandbox` says and then attempts everything. The attempts, by name.
+Attempts AttemptOnSupervisor(Sandbox sandbox) {
   std::array<int, 2> answer{-1, -1};
   EXPECT_EQ(::pipe2(answer.data(), O_CLOEXEC), 0);
   const pid_t supervisor = ::fork();
@@ -131,9 +136,12 @@ Attempts AttemptOnSupervisor(bool sandboxed) {
     ::close(answer[0]);
     ::setpgid(0, 0);
     ::prctl(PR_SET_DUMPABLE, 0);
+    const isolation::CompiledSandboxFilter* compiled =
+        sandbox == Sandbox::kCompiledInTheSupervisor ? isolation::CompileSandboxFilter(::getpid())
+                                                     : nullptr;
     const pid_t child = ::fork();
     if (child == 0) {
-      if (sandboxed) isolation::SandboxChild(::getppid(), nullptr);
+      if (sandbox != Sandbox::kNone) isolation::SandboxChild(::getppid(), nullptr, compiled);
       const std::string lines = AttemptEverything(::getppid());
       (void)!::write(answer[1], lines.data(), lines.size());
       ::_exit(0);
@@ -174,9 +182,24 @@ std::string Describe(const Attempts& attempts) {
   return text;
 }
 
-TEST(SandboxChild, RefusesEveryWayIntoTheSupervisor) {
+class SandboxChildEitherWay : public ::testing::TestWithParam<Sandbox> {};
+
+INSTANTIATE_TEST_SUITE_P(SandboxChild, SandboxChildEitherWay,
+                         ::testing::Values(Sandbox::kBuiltInTheChild,
+                                           Sandbox::kCompiledInTheSupervisor),
+                         [](const ::testing::TestParamInfo<Sandbox>& info) {
+                           return info.param == Sandbox::kBuiltInTheChild
+                                      ? "BuiltInTheChild"
+                                      : "CompiledInTheSupervisor";
+                         });
+
+TEST_P(SandboxChildEitherWay, RefusesEveryWayIntoTheSupervisor) {
   const isolation::ConfinementInForce in_force = isolation::DescribeSandbox();
-  const Attempts attempts = AttemptOnSupervisor(/*sandboxed=*/true);
+  if (GetParam() == Sandbox::kCompiledInTheSupervisor && in_force.seccomp) {
+    ASSERT_FALSE(isolation::CompileSandboxFilter(::getpid())->program.empty())
+        << "libseccomp loads a filter here, yet its program could not be compiled";
+  }
+  const Attempts attempts = AttemptOnSupervisor(GetParam());
   ASSERT_FALSE(attempts.empty());
   // Non-dumpable supervisor, no CAP_SYS_PTRACE in the child. Not "open
   // environ": some kernels (6.18 among them) let the same user read a
@@ -235,7 +258,7 @@ TEST(SupervisorEnvironment, IsEmptyInProcAndIntactForSectl) {
 }
 
 TEST(SandboxChild, LeavesThePluginItsOwnProcesses) {
-  const Attempts attempts = AttemptOnSupervisor(/*sandboxed=*/true);
+  const Attempts attempts = AttemptOnSupervisor(Sandbox::kBuiltInTheChild);
   for (const char* name :
        {"own kill group", "own prlimit", "own environ", "own child kill", "own child killed"}) {
     EXPECT_EQ(attempts.count(name) ? attempts.at(name) : -1, 0) << name << "\n"
@@ -247,7 +270,7 @@ TEST(SandboxChild, LeavesThePluginItsOwnProcesses) {
 // environment and signals it, so the refusals above are the sandbox's doing.
 TEST(SandboxChild, WithoutItRootReachesTheSupervisor) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root, which passes through CAP_SYS_PTRACE";
-  const Attempts attempts = AttemptOnSupervisor(/*sandboxed=*/false);
+  const Attempts attempts = AttemptOnSupervisor(Sandbox::kNone);
   for (const char* name : {"open environ", "open mem", "kill", "kill junk upper half"}) {
     EXPECT_EQ(attempts.count(name) ? attempts.at(name) : -1, 0) << name << "\n"
                                                                 << Describe(attempts);
@@ -409,7 +432,7 @@ TEST(HostileParent, CannotReadSectlsEnvironment) {
     EXPECT_FALSE(Contains(run.out, value)) << "the secret is in sectl's stdout";
     EXPECT_FALSE(Contains(run.err, value)) << "the secret is in sectl's stderr";
     EXPECT_FALSE(Contains(run.log, value)) << "the plugin read the secret:\n" << run.log;
-    // Opening it may work (see SandboxChild.RefusesEveryWayIntoTheSupervisor);
+    // Opening it may work (see SandboxChildEitherWay.RefusesEveryWayIntoTheSupervisor);
     // what it shows is empty, which the secret's absence above proves.
     EXPECT_FALSE(Attempted(run.log, "open /proc/PPID/environ").empty()) << run.log;
     ExpectTheMinimalPluginsReport(run);

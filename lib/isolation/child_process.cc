@@ -22,6 +22,7 @@ extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 
 #include "isolation/interruption.h"
 #include "isolation/namespaces.h"
+#include "isolation/sandbox.h"
 #include "isolation/secret_residue.h"
 #include "isolation/stray_processes.h"
 #include "isolation/supervisor.h"
@@ -99,7 +100,8 @@ void RestoreDefaultCrashActions() {
 
 [[noreturn]] void RunChild(const std::function<int(int)>& body, const ChildOptions& options,
                            const std::vector<std::string>& environment, int result_fd,
-                           int output_fd, const ChannelKey& key, pid_t parent) {
+                           int output_fd, const ChannelKey& key, pid_t parent,
+                           const CompiledSandboxFilter* filter) {
   ForgetSupervisorEnvironment();
   // The parent's registers and dead stack came with the fork.
   ClearVectorRegisters();
@@ -118,7 +120,7 @@ void RestoreDefaultCrashActions() {
   if (channel < 0) ::_exit(kConfinementFailed);
   // Its own session and process group, so a plugin that forks is killed
   // with its child, and everything else of confinement.h.
-  if (auto confined = ConfineChild(options.confinement, environment, channel); !confined) {
+  if (auto confined = ConfineChild(options.confinement, environment, channel, filter); !confined) {
     // On the result channel, which no plugin code has touched yet, so that
     // a plugin's own exit(122) is not taken for this.
     const std::string& why = confined.error().message();
@@ -147,7 +149,8 @@ void RestoreDefaultCrashActions() {
 [[noreturn]] void RunNamespaceInit(const std::function<int(int)>& body, const ChildOptions& options,
                                    const std::vector<std::string>& environment, int result_fd,
                                    int output_fd, const ChannelKey& key,
-                                   const NamespaceSupport& support, const OuterIdentity& identity) {
+                                   const NamespaceSupport& support, const OuterIdentity& identity,
+                                   const CompiledSandboxFilter* filter) {
   ForgetSupervisorEnvironment();
   // No check of getppid() after this, as RunChild does: the parent is
   // outside the namespace, so it reads 0. A sectl that died this early
@@ -167,7 +170,9 @@ void RestoreDefaultCrashActions() {
     ::_exit(kConfinementFailed);
   }
   const pid_t worker = ::fork();
-  if (worker == 0) RunChild(body, options, environment, channel, output_fd, key, /*parent=*/1);
+  if (worker == 0) {
+    RunChild(body, options, environment, channel, output_fd, key, /*parent=*/1, filter);
+  }
   const int null_output = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (null_output >= 0) {
     ::dup2(null_output, STDOUT_FILENO);
@@ -233,6 +238,8 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   const bool namespaced = options.confinement.namespaces && ProbeNamespaces().pid;
   const NamespaceSupport support = namespaced ? ProbeNamespaces() : NamespaceSupport{};
   const OuterIdentity identity = CurrentIdentity();
+  // The plugin's process sees sectl, or the reaper at pid 1, as its parent.
+  const CompiledSandboxFilter* filter = CompileSandboxFilter(namespaced ? 1 : parent);
   std::fflush(nullptr);  // nothing buffered may be written twice
   const pid_t pid = namespaced ? CloneIntoNamespaces(support) : ::fork();
   if (pid == 0) {
@@ -240,9 +247,9 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
     ::close(output_pipe[0]);
     if (namespaced) {
       RunNamespaceInit(body, options, environment, result_pipe[1], output_pipe[1], *key, support,
-                       identity);
+                       identity, filter);
     }
-    RunChild(body, options, environment, result_pipe[1], output_pipe[1], *key, parent);
+    RunChild(body, options, environment, result_pipe[1], output_pipe[1], *key, parent, filter);
   }
   ::close(result_pipe[1]);
   ::close(output_pipe[1]);

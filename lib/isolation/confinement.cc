@@ -97,7 +97,8 @@ std::vector<std::string> PluginEnvironment(const char* const* environment,
 }
 
 Expected<void> ConfineChild(const Confinement& confinement,
-                            const std::vector<std::string>& environment, int result_fd) {
+                            const std::vector<std::string>& environment, int result_fd,
+                            const CompiledSandboxFilter* filter) {
   // A new session: its own process group, which sectl kills as a whole, and
   // no controlling terminal, so /dev/tty cannot reach the user's screen.
   ::setsid();
@@ -138,7 +139,7 @@ Expected<void> ConfineChild(const Confinement& confinement,
   // Last: keep the plugin away from sectl's process (isolation/sandbox.h).
   // A layer the kernel refuses is said in the report (DescribeSandbox), not
   // a reason to stop.
-  SandboxChild(::getppid(), nullptr);
+  SandboxChild(::getppid(), nullptr, filter);
   return {};
 }
 

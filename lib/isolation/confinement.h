@@ -17,6 +17,7 @@
 namespace sectl::isolation {
 
 struct ChildResult;
+struct CompiledSandboxFilter;
 
 struct Confinement {
   // The child's private writable memory: heap, anonymous mappings, thread
@@ -54,8 +55,10 @@ std::vector<std::string> PluginEnvironment(const char* const* environment,
 // environment (the original environment's bytes overwritten, so that
 // /proc/self/environ shows none of sectl's), and the limits. An error says
 // what sectl could not set up (a limit refused, no /dev/null).
+// `filter` is the sandbox's program compiled in sectl (sandbox.h), or null.
 Expected<void> ConfineChild(const Confinement& confinement,
-                            const std::vector<std::string>& environment, int result_fd);
+                            const std::vector<std::string>& environment, int result_fd,
+                            const CompiledSandboxFilter* filter = nullptr);
 
 // Writes a check's answer to the result channel as a framed message
 // (isolation/result_channel.h), if it is still the channel sectl made. A

@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <seccomp.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -17,6 +20,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -143,22 +147,21 @@ bool Refuse(scmp_filter_ctx filter, std::string_view name, const scmp_arg_cmp* c
   return false;
 }
 
-void InstallFilter(pid_t supervisor, SandboxOutcome& outcome) {
-  const SeccompFilter filter(seccomp_init(SCMP_ACT_ALLOW), &seccomp_release);
-  if (!filter) {
-    outcome.failures.emplace_back("seccomp: unavailable (libseccomp cannot start a filter)");
-    return;
-  }
-  // The other system-call ABIs a process of this architecture can use
-  // (int 0x80 on x86-64), so that none of them goes around the rules.
+// The rules for a child whose parent, as the child sees it, is
+// `supervisor`. `notes` gets what could not be added; `complete` is false
+// then. Null when libseccomp cannot start a filter.
+SeccompFilter BuildFilter(pid_t supervisor, std::vector<std::string>& notes, bool& complete) {
+  SeccompFilter filter(seccomp_init(SCMP_ACT_ALLOW), &seccomp_release);
+  if (!filter) return filter;
+    // The other system-call ABIs a process of this architecture can use
+    // (int 0x80 on x86-64), so that none of them goes around the rules.
 #if defined(__x86_64__)
   seccomp_arch_add(filter.get(), SCMP_ARCH_X86);
   seccomp_arch_add(filter.get(), SCMP_ARCH_X32);
 #elif defined(__aarch64__)
   seccomp_arch_add(filter.get(), SCMP_ARCH_ARM);
 #endif
-  std::vector<std::string> notes;
-  bool complete = true;
+  complete = true;
   for (std::string_view name : kRefusedSystemCalls) {
     complete = Refuse(filter.get(), name, nullptr, notes) && complete;
   }
@@ -198,12 +201,36 @@ void InstallFilter(pid_t supervisor, SandboxOutcome& outcome) {
     const scmp_arg_cmp trace_me{0, SCMP_CMP_EQ, PTRACE_TRACEME, 0};
     complete = Refuse(filter.get(), "ptrace", &trace_me, notes) && complete;
   }
+  return filter;
+}
+
+void InstallFilter(pid_t supervisor, SandboxOutcome& outcome) {
+  std::vector<std::string> notes;
+  bool complete = false;
+  const SeccompFilter filter = BuildFilter(supervisor, notes, complete);
+  if (!filter) {
+    outcome.failures.emplace_back("seccomp: unavailable (libseccomp cannot start a filter)");
+    return;
+  }
   if (const int loaded = seccomp_load(filter.get()); loaded != 0) {
     outcome.failures.push_back(fmt::format("seccomp: unavailable ({})", strerrorname_np(-loaded)));
     return;
   }
   outcome.seccomp = true;
   if (!complete) outcome.failures.insert(outcome.failures.end(), notes.begin(), notes.end());
+}
+
+// Loads a program compiled in sectl. The kernel checks it; libseccomp is
+// not needed in the child at all.
+void InstallCompiledFilter(const CompiledSandboxFilter& compiled, SandboxOutcome& outcome) {
+  sock_fprog program{static_cast<unsigned short>(compiled.program.size()),
+                     const_cast<sock_filter*>(compiled.program.data())};  // NOLINT: the API's type
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) {
+    outcome.failures.push_back(fmt::format("seccomp: unavailable ({})", strerrorname_np(errno)));
+    return;
+  }
+  outcome.seccomp = true;
+  outcome.failures.insert(outcome.failures.end(), compiled.notes.begin(), compiled.notes.end());
 }
 
 // ---- Probing from the parent --------------------------------------------
@@ -214,10 +241,10 @@ constexpr int kProbeTimeoutMilliseconds = 5000;
 // In the probe child: sandboxes itself against sectl, checks that a signal
 // to sectl (signal 0: nothing is sent) is refused, and writes the outcome
 // as "key=value" lines.
-[[noreturn]] void ProbeInChild(int answer_fd) {
+[[noreturn]] void ProbeInChild(int answer_fd, const CompiledSandboxFilter* compiled) {
   const pid_t supervisor = ::getppid();
   std::string failure;
-  SandboxChild(supervisor, &failure);
+  SandboxChild(supervisor, &failure, compiled);
   SandboxOutcome outcome = LastSandboxOutcome();
   if (outcome.seccomp && (::kill(supervisor, 0) == 0 || errno != EPERM)) {
     outcome.seccomp = false;
@@ -308,10 +335,12 @@ ConfinementInForce Probe() {
   if (::pipe2(answer_pipe.data(), O_CLOEXEC) != 0) {
     return Summarize(fmt::format("failure=sandbox: cannot probe ({})\n", strerrorname_np(errno)));
   }
+  // The program the children will load, so that the probe tests it.
+  const CompiledSandboxFilter* compiled = CompileSandboxFilter(::getpid());
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(answer_pipe[0]);
-    ProbeInChild(answer_pipe[1]);
+    ProbeInChild(answer_pipe[1], compiled);
   }
   ::close(answer_pipe[1]);
   if (pid < 0) {
@@ -328,7 +357,7 @@ ConfinementInForce Probe() {
 
 }  // namespace
 
-bool SandboxChild(pid_t supervisor, std::string* failure) {
+bool SandboxChild(pid_t supervisor, std::string* failure, const CompiledSandboxFilter* compiled) {
   SandboxOutcome outcome;
   // First: seccomp needs it from a process without CAP_SYS_ADMIN, and it
   // keeps exec from regaining what is dropped below.
@@ -339,7 +368,11 @@ bool SandboxChild(pid_t supervisor, std::string* failure) {
         fmt::format("no_new_privs: unavailable ({})", strerrorname_np(errno)));
   }
   DropPtraceCapability(outcome);
-  InstallFilter(supervisor, outcome);
+  if (compiled != nullptr && !compiled->program.empty()) {
+    InstallCompiledFilter(*compiled, outcome);
+  } else {
+    InstallFilter(supervisor, outcome);
+  }
   last_outcome = outcome;
   if (outcome.failures.empty()) return true;
   if (failure != nullptr) {
@@ -353,6 +386,33 @@ bool SandboxChild(pid_t supervisor, std::string* failure) {
 }
 
 const SandboxOutcome& LastSandboxOutcome() { return last_outcome; }
+
+const CompiledSandboxFilter* CompileSandboxFilter(pid_t supervisor) {
+  // Few keys: sectl's own pid, and 1 for children in their own namespaces.
+  static std::mutex lock;
+  static std::map<pid_t, std::unique_ptr<CompiledSandboxFilter>> compiled;
+  const std::lock_guard<std::mutex> held(lock);
+  if (auto found = compiled.find(supervisor); found != compiled.end()) return found->second.get();
+  auto result = std::make_unique<CompiledSandboxFilter>();
+  bool complete = false;
+  const SeccompFilter filter = BuildFilter(supervisor, result->notes, complete);
+  // The program, through a memory file: libseccomp writes it to a descriptor.
+  const int memory = filter ? ::memfd_create("sectl-seccomp", MFD_CLOEXEC) : -1;
+  if (memory >= 0) {
+    if (seccomp_export_bpf(filter.get(), memory) == 0) {
+      const off_t size = ::lseek(memory, 0, SEEK_END);
+      if (size > 0 && size % static_cast<off_t>(sizeof(sock_filter)) == 0) {
+        result->program.resize(static_cast<size_t>(size) / sizeof(sock_filter));
+        if (::pread(memory, result->program.data(), static_cast<size_t>(size), 0) != size) {
+          result->program.clear();
+        }
+      }
+    }
+    ::close(memory);
+  }
+  // Without a program the child builds the filter itself, as before.
+  return compiled.emplace(supervisor, std::move(result)).first->second.get();
+}
 
 ConfinementInForce DescribeSandbox() {
   static std::once_flag probed;
