@@ -68,16 +68,6 @@ json OnlyResult(const json& report) {
 std::string MessageOf(const json& result) { return result.value("message", std::string()); }
 std::string LogOf(const json& result) { return result.value("log", std::string()); }
 
-// Whether `pid` has gone, or is a zombie waiting for whoever inherited it:
-// either way it runs no more code.
-bool ProcessHasEnded(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return true;
-  std::string text((std::istreambuf_iterator<char>(stat)), {});
-  const auto state = text.rfind(')');
-  return state != std::string::npos && state + 2 < text.size() && text[state + 2] == 'Z';
-}
-
 // ---- crashes in every phase -------------------------------------------------
 
 TEST(Hardening, ACrashWhileLoadingIsALoadErrorNamingTheSignal) {

@@ -1,8 +1,7 @@
 #include "isolation/secret_residue.h"
 
-#include <string.h>  // explicit_bzero
-
 #include <array>
+#include <cstring>  // explicit_bzero, from glibc's string.h
 
 namespace sectl::isolation {
 
