@@ -395,13 +395,10 @@ void ChildProcess::Finish(const rusage& usage) {
   UnregisterLiveChild(pid_);
   // Anything the plugin left running: in the group, in the session, or
   // reparented to sectl. Nothing leaves a PID namespace, and the kernel
-  // killed what was left in it when its pid 1 (the child) ended; the
-  // child counted those itself (kWorkerEnded below).
-  if (namespaced_) {
-    ::kill(-pid_, SIGKILL);
-  } else {
-    result_.stray_processes = EndStrayProcesses(pid_);
-  }
+  // killed what was left in it when its pid 1 (the child) ended; the child
+  // counted those itself (kWorkerEnded below). Its pid is reaped by now and
+  // may already name another process: nothing is sent to it.
+  if (!namespaced_) result_.stray_processes = EndStrayProcesses(pid_);
   Drain();
   CloseDescriptors();
   ChannelMessages messages = ReadFrames(channel_bytes_, key_, channel_overflowed_);
