@@ -29,6 +29,12 @@ if(NOT utf8proc_FOUND)
   message(FATAL_ERROR "sectl needs utf8proc, which was not found. "
     "On Debian or Ubuntu install it with: apt-get install libutf8proc-dev")
 endif()
+# XXH3, the checksum a trace keeps of copied bytes (lib/trace/checksum.h).
+pkg_check_modules(xxhash QUIET IMPORTED_TARGET libxxhash)
+if(NOT xxhash_FOUND)
+  message(FATAL_ERROR "sectl needs xxhash, which was not found. "
+    "On Debian or Ubuntu install it with: apt-get install libxxhash-dev")
+endif()
 if(SECTL_BUILD_TESTS)
   sectl_require_package(GTest libgtest-dev)
 endif()

@@ -20,6 +20,7 @@
 #include "tool/exit_codes.h"
 #include "tool/probe_command.h"
 #include "tool/report_command.h"
+#include "tool/trace_command.h"
 
 namespace {
 
@@ -64,6 +65,8 @@ int Main(int argc, char** argv) {
   sectl::tool::BenchCommandOptions bench_options;
   bench_options.command_line.assign(argv, argv + argc);
   const auto bench = sectl::tool::AddBenchCommand(app, bench_options);
+  sectl::tool::TraceCommandOptions trace_options;
+  auto* trace = sectl::tool::AddTraceCommand(app, trace_options);
 
   try {
     app.parse(argc, argv);
@@ -74,6 +77,7 @@ int Main(int argc, char** argv) {
   if (conform->parsed()) return sectl::tool::RunConformCommand(conform_options);
   if (report->parsed()) return sectl::tool::RunReportCommand(report_options);
   if (bench.bench->parsed()) return sectl::tool::RunBenchCommand(bench, bench_options);
+  if (trace->parsed()) return sectl::tool::RunTraceCommand(trace_options);
   return kExitUsageOrInternal;
 }
 
