@@ -19,6 +19,7 @@
 #include "tool/conform_command.h"
 #include "tool/exit_codes.h"
 #include "tool/probe_command.h"
+#include "tool/replay_command.h"
 #include "tool/report_command.h"
 #include "tool/trace_command.h"
 
@@ -67,6 +68,8 @@ int Main(int argc, char** argv) {
   const auto bench = sectl::tool::AddBenchCommand(app, bench_options);
   sectl::tool::TraceCommandOptions trace_options;
   auto* trace = sectl::tool::AddTraceCommand(app, trace_options);
+  sectl::tool::ReplayCommandOptions replay_options;
+  auto* replay = sectl::tool::AddReplayCommand(app, replay_options);
 
   try {
     app.parse(argc, argv);
@@ -78,6 +81,7 @@ int Main(int argc, char** argv) {
   if (report->parsed()) return sectl::tool::RunReportCommand(report_options);
   if (bench.bench->parsed()) return sectl::tool::RunBenchCommand(bench, bench_options);
   if (trace->parsed()) return sectl::tool::RunTraceCommand(trace_options);
+  if (replay->parsed()) return sectl::tool::RunReplayCommand(replay_options);
   return kExitUsageOrInternal;
 }
 
