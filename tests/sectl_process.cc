@@ -170,6 +170,7 @@ CommandResult Run(const std::vector<std::string>& argv, const RunOptions& option
     return result;  // never ran: exit_code stays -1
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   result.peak_resident_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB
   return result;
 }

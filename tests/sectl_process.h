@@ -19,6 +19,7 @@ struct CommandResult {
   std::string err;
   uint64_t peak_resident_bytes = 0;  // of the program and what it waited for
   int exit_code = -1;                // -1 when killed by a signal
+  int term_signal = 0;               // the signal that killed it, 0 if none
   bool timed_out = false;            // killed at RunOptions::deadline
 };
 

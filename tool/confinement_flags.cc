@@ -17,7 +17,8 @@ void AddConfinementFlags(CLI::App& command, ConfinementFlags& flags) {
       ->check(WholeNumberBetween(1, static_cast<int64_t>(kMaxFlagSeconds)));
   command.add_option("--pass-env", flags.pass_env,
                      "Also give the plugin this environment variable (repeatable); by default it "
-                     "sees only PATH, HOME, TMPDIR, LANG, LANGUAGE, LC_* and TZ");
+                     "sees only PATH, HOME, TMPDIR, LANG, LANGUAGE, LC_*, TZ and SECTL_VALIDATE_* "
+                     "(the validation layer's settings)");
   command.add_flag("--no-namespaces", flags.no_namespaces,
                    "Run plugin processes in sectl's own PID and mount namespaces; by default "
                    "each gets new ones where the kernel allows, so that it can neither see nor "

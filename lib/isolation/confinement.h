@@ -41,8 +41,11 @@ struct Confinement {
 // find programs, a home and temporary directory, and the locale and time
 // zone. Everything else (tokens, credentials, CI secrets) stays with sectl
 // unless passed by name. "LC_*" stands for every locale category.
-inline constexpr std::string_view kAllowedEnvironment[] = {"PATH",     "HOME", "TMPDIR", "LANG",
-                                                           "LANGUAGE", "LC_*", "TZ"};
+// "SECTL_VALIDATE_*" configures the validation layer (libsectl_validate.so)
+// when it is the plugin under test: the plugin it wraps, where its report
+// and trace go. They name files, never secrets.
+inline constexpr std::string_view kAllowedEnvironment[] = {
+    "PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "LC_*", "TZ", "SECTL_VALIDATE_*"};
 
 // "NAME=value" for every variable of `environment` (a null-terminated array
 // like `environ`) that is allowed or passed.

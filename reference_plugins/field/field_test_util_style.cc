@@ -130,3 +130,9 @@ extern "C" TF_CAPI_EXPORT void SE_InitPlugin(SE_PlatformRegistrationParams* para
   params->destroy_platform_fns = DestroyPlatformFns;
   TF_SetStatus(status, TF_OK, "");
 }
+
+// Like TensorFlow's sample plugin, the library also carries kernels: the
+// host calls TF_InitKernel after SE_InitPlugin to register them. There are
+// none here; the symbol is what matters (the validation layer must hand the
+// host this very function, tests/validate_layer_test.cc).
+extern "C" TF_CAPI_EXPORT void TF_InitKernel() {}

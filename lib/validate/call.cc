@@ -1,0 +1,60 @@
+#include "validate/call.h"
+
+#include <fmt/format.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "validate/finding_log.h"
+#include "validate/layer.h"
+
+namespace sectl::validate {
+
+uint32_t ThisThreadNumber() {
+  static std::atomic<uint32_t> next_number{1};
+  thread_local const uint32_t number = next_number.fetch_add(1, std::memory_order_relaxed);
+  return number;
+}
+
+Call::Call(abi::PluginFunction function, const SP_Device* device, trace::RecordKind kind)
+    : layer_(Layer::Get()) {
+  record_.kind = kind;
+  record_.function = function;
+  record_.device = device != nullptr ? device->ordinal : -1;
+  record_.sequence = layer_.NextSequence();
+  record_.thread = ThisThreadNumber();
+  if (layer_.tracing()) record_.start_ns = layer_.Now();
+}
+
+Call::~Call() {
+  if (record_.kind == trace::RecordKind::kCall) layer_.CountCall(record_.function);
+  if (layer_.tracing()) {
+    record_.duration_ns = layer_.Now() - record_.start_ns;
+    layer_.AppendToTrace(record_);
+  }
+}
+
+void Call::Keep(const char* name, uint64_t value, bool hex) {
+  if (argument_count_ < arguments_.size()) arguments_[argument_count_++] = {name, value, hex};
+}
+
+void Call::Raise(FindingKind kind, std::string message) {
+  Finding finding;
+  finding.kind = kind;
+  finding.function = record_.function;
+  finding.message = std::move(message);
+  finding.sequence = record_.sequence;
+  finding.thread = record_.thread;
+  finding.os_thread = static_cast<int64_t>(::syscall(SYS_gettid));
+  if (record_.device >= 0) finding.arguments.push_back({"device", std::to_string(record_.device)});
+  for (size_t i = 0; i < argument_count_; ++i) {
+    const KeptArgument& argument = arguments_[i];
+    finding.arguments.push_back({argument.name, argument.hex ? fmt::format("{:#x}", argument.value)
+                                                             : std::to_string(argument.value)});
+  }
+  layer_.findings().Add(std::move(finding));
+  if (InfoOf(kind).severity == Severity::kError) layer_.AfterError();
+}
+
+}  // namespace sectl::validate

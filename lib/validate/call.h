@@ -1,0 +1,63 @@
+// One call from the host into the plugin, as a wrapper sees it: its place
+// in the sequence, its thread, its arguments (kept raw, formatted only when
+// a finding needs them), its findings and its trace record.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "abi/plugin_functions.h"
+#include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+#include "trace/trace_record.h"
+#include "validate/finding_catalog.h"
+
+namespace sectl::validate {
+
+class Layer;
+
+class Call {
+ public:
+  // Begins a call of `function` on `device` (null for platform calls).
+  // kCallbackRan: not a call into the plugin but the plugin running a host
+  // callback, traced and checked the same way, not counted as a call.
+  Call(abi::PluginFunction function, const SP_Device* device,
+       trace::RecordKind kind = trace::RecordKind::kCall);
+  // Counts the call and appends its trace record.
+  ~Call();
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+  // Remembers an argument for findings: shown as hex (addresses) or decimal.
+  void Address(const char* name, const void* value) {
+    Keep(name, reinterpret_cast<uintptr_t>(value), true);
+  }
+  void Number(const char* name, uint64_t value) { Keep(name, value, false); }
+
+  // Raises a finding about this call.
+  void Raise(FindingKind kind, std::string message);
+
+  abi::PluginFunction function() const { return record_.function; }
+  int32_t device() const { return record_.device; }
+  uint64_t sequence() const { return record_.sequence; }
+  trace::TraceRecord& record() { return record_; }
+  Layer& layer() { return layer_; }
+
+ private:
+  struct KeptArgument {
+    const char* name = nullptr;
+    uint64_t value = 0;
+    bool hex = false;
+  };
+  void Keep(const char* name, uint64_t value, bool hex);
+
+  Layer& layer_;
+  trace::TraceRecord record_;
+  std::array<KeptArgument, 8> arguments_{};
+  size_t argument_count_ = 0;
+};
+
+// The calling thread's number: 1, 2, ... in order of first call.
+uint32_t ThisThreadNumber();
+
+}  // namespace sectl::validate

@@ -1,0 +1,12 @@
+// The report (and the trace's last records) must survive the crash the
+// layer is most needed for. On SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT
+// the layer writes both, then hands the signal to whatever handled it
+// before (Python's faulthandler, a sanitizer, the default action).
+#pragma once
+
+namespace sectl::validate {
+
+// Installs the handlers once per process.
+void InstallFatalSignalHandlers();
+
+}  // namespace sectl::validate

@@ -1,0 +1,95 @@
+#include "validate/layer_config.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string_view>
+
+namespace sectl::validate {
+namespace {
+
+constexpr std::string_view kFileName = "sectl_validate.conf";
+
+std::string_view TrimWhitespace(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  const size_t last = text.find_last_not_of(" \t\r");
+  return text.substr(first, last - first + 1);
+}
+
+std::map<std::string, std::string> ReadConfigFile(const std::string& path) {
+  std::map<std::string, std::string> values;
+  std::ifstream file(path);
+  std::string line;
+  while (std::getline(file, line)) {
+    const std::string_view text = TrimWhitespace(line);
+    if (text.empty() || text.front() == '#') continue;
+    const size_t equals = text.find('=');
+    if (equals == std::string_view::npos) continue;
+    values[std::string(TrimWhitespace(text.substr(0, equals)))] =
+        std::string(TrimWhitespace(text.substr(equals + 1)));
+  }
+  return values;
+}
+
+// 8 random hex digits, the same for every path of one process (so its
+// report and its trace pair up), new in a forked child.
+std::string ProcessToken() {
+  static pid_t token_pid = 0;
+  static std::string token;
+  if (token_pid != ::getpid()) {
+    std::random_device random;
+    token = fmt::format("{:08x}", random());
+    token_pid = ::getpid();
+  }
+  return token;
+}
+
+bool IsOn(const std::string& value) { return value == "1" || value == "true" || value == "yes"; }
+
+}  // namespace
+
+std::string ExpandProcessId(const std::string& path) {
+  std::string expanded;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const char next = i + 1 < path.size() ? path[i + 1] : '\0';
+    if (path[i] == '%' && next == 'p') {
+      expanded += std::to_string(::getpid());
+      ++i;
+    } else if (path[i] == '%' && next == 'r') {
+      expanded += ProcessToken();
+      ++i;
+    } else {
+      expanded += path[i];
+    }
+  }
+  return expanded;
+}
+
+LayerConfig ReadLayerConfig(const std::string& library_directory) {
+  const std::string file_path = library_directory + "/" + std::string(kFileName);
+  const std::map<std::string, std::string> file = ReadConfigFile(file_path);
+  bool used_file = false;
+  const auto setting = [&](const char* name) -> std::string {
+    if (const char* value = std::getenv(name)) return value;
+    const auto found = file.find(name);
+    if (found == file.end()) return {};
+    used_file = true;
+    return found->second;
+  };
+  LayerConfig config;
+  config.plugin_path = setting("SECTL_VALIDATE_PLUGIN");
+  const std::string report = setting("SECTL_VALIDATE_REPORT");
+  config.report_path = ExpandProcessId(report.empty() ? "sectl-validate-%p.json" : report);
+  config.trace_path = ExpandProcessId(setting("SECTL_VALIDATE_TRACE"));
+  config.abort_on_error = IsOn(setting("SECTL_VALIDATE_ABORT"));
+  config.announce = !IsOn(setting("SECTL_VALIDATE_QUIET"));
+  config.source = used_file ? file_path : "environment";
+  return config;
+}
+
+}  // namespace sectl::validate

@@ -1,0 +1,318 @@
+#include "validate/object_tracker.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace sectl::validate {
+namespace {
+
+size_t IndexOf(HandleKind kind) { return static_cast<size_t>(kind); }
+
+uintptr_t AddressOf(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer); }
+
+// The allocation in `allocations` that starts at or before `address`.
+template <typename Map>
+auto AtOrBefore(const Map& allocations, uintptr_t address) {
+  auto after = allocations.upper_bound(address);
+  if (after == allocations.begin()) return allocations.end();
+  return std::prev(after);
+}
+
+}  // namespace
+
+std::string_view HandleKindName(HandleKind kind) {
+  switch (kind) {
+    case HandleKind::kStream:
+      return "stream";
+    case HandleKind::kEvent:
+      return "event";
+    case HandleKind::kTimer:
+      return "timer";
+  }
+  return "handle";
+}
+
+bool ObjectTracker::CreatedOn(const HandleState& state, int32_t device) {
+  if (device < 0) return true;  // a call that names no device
+  if (device >= 64) return state.other_devices;
+  return (state.devices >> device & 1U) != 0;
+}
+
+void ObjectTracker::Forget(uint8_t kind, const void* value, uint32_t id, int32_t device) {
+  forgotten_[next_forgotten_] = {kind, id, device, value};
+  next_forgotten_ = (next_forgotten_ + 1) % forgotten_.size();
+}
+
+// Consulted only for a value that is not live, so an entry left from before
+// the value was created again can only be read once it is gone again, and
+// then the newest entry, found first, is the one that counts.
+const ObjectTracker::Forgotten* ObjectTracker::Recall(uint8_t kind, const void* value) const {
+  for (size_t age = 1; age <= forgotten_.size(); ++age) {
+    const Forgotten& entry =
+        forgotten_[(next_forgotten_ + forgotten_.size() - age) % forgotten_.size()];
+    if (entry.kind == kind && entry.value == value) return &entry;
+  }
+  return nullptr;
+}
+
+uint32_t ObjectTracker::HandleCreated(HandleKind kind, const void* handle, int32_t device) {
+  if (handle == nullptr) return 0;
+  std::lock_guard lock(mutex_);
+  HandleState& state = handles_[IndexOf(kind)][handle];
+  if (state.live <= 0) {
+    // A new object, or a value the plugin reuses after a destroy.
+    state = HandleState{};
+    state.id = next_handle_id_[IndexOf(kind)]++;
+    state.first_device = device;
+  }
+  ++state.live;
+  if (device >= 64) {
+    state.other_devices = true;
+  } else if (device >= 0) {
+    state.devices |= uint64_t{1} << device;
+  }
+  return state.id;
+}
+
+HandleCheck ObjectTracker::CheckHandle(HandleKind kind, const void* handle, int32_t device) const {
+  if (handle == nullptr) return {};
+  std::lock_guard lock(mutex_);
+  const auto& table = handles_[IndexOf(kind)];
+  const auto found = table.find(handle);
+  if (found == table.end()) {
+    const Forgotten* destroyed = Recall(static_cast<uint8_t>(kind), handle);
+    if (destroyed == nullptr) return {HandleUse::kNeverCreated};
+    return {HandleUse::kDestroyed, destroyed->id, destroyed->device};
+  }
+  const HandleState& state = found->second;
+  if (state.live <= 0) return {HandleUse::kDestroyed, state.id, state.first_device};
+  if (!CreatedOn(state, device)) return {HandleUse::kOtherDevice, state.id, state.first_device};
+  return {HandleUse::kLive, state.id, state.first_device};
+}
+
+HandleCheck ObjectTracker::HandleDestroyed(HandleKind kind, const void* handle, int32_t device) {
+  const HandleCheck before = CheckHandle(kind, handle, device);
+  if (before.use != HandleUse::kLive && before.use != HandleUse::kOtherDevice) return before;
+  std::lock_guard lock(mutex_);
+  auto& table = handles_[IndexOf(kind)];
+  const auto found = table.find(handle);
+  if (--found->second.live > 0) return before;
+  // The last creation is gone: forget the handle but for the ring.
+  Forget(static_cast<uint8_t>(kind), handle, found->second.id, found->second.first_device);
+  table.erase(found);
+  if (kind == HandleKind::kStream) enqueued_total_.erase(handle);
+  if (kind == HandleKind::kEvent) recorded_events_.erase(handle);
+  return before;
+}
+
+void ObjectTracker::NoteEnqueued(const void* stream) {
+  if (stream == nullptr) return;
+  std::lock_guard lock(mutex_);
+  auto& table = handles_[IndexOf(HandleKind::kStream)];
+  const auto found = table.find(stream);
+  if (found == table.end()) return;
+  ++found->second.unsynchronised;
+  ++enqueued_total_[stream];
+}
+
+void ObjectTracker::NoteStreamSynchronised(const void* stream) {
+  std::lock_guard lock(mutex_);
+  auto& table = handles_[IndexOf(HandleKind::kStream)];
+  const auto found = table.find(stream);
+  if (found != table.end()) found->second.unsynchronised = 0;
+}
+
+void ObjectTracker::NoteDeviceSynchronised(int32_t device) {
+  std::lock_guard lock(mutex_);
+  for (auto& [handle, state] : handles_[IndexOf(HandleKind::kStream)]) {
+    if (CreatedOn(state, device)) state.unsynchronised = 0;
+  }
+}
+
+void ObjectTracker::NoteEventRecorded(const void* event, const void* stream) {
+  if (event == nullptr || stream == nullptr) return;
+  std::lock_guard lock(mutex_);
+  recorded_events_[event] = EventRecordState{stream, enqueued_total_[stream]};
+}
+
+void ObjectTracker::NoteEventComplete(const void* event) {
+  std::lock_guard lock(mutex_);
+  const auto recorded = recorded_events_.find(event);
+  if (recorded == recorded_events_.end()) return;
+  const EventRecordState record = recorded->second;
+  auto& table = handles_[IndexOf(HandleKind::kStream)];
+  const auto stream = table.find(record.stream);
+  if (stream == table.end()) return;
+  // Work enqueued after the record is not covered by the event.
+  const uint64_t after = enqueued_total_[record.stream] - record.work_at_record;
+  if (after < stream->second.unsynchronised) stream->second.unsynchronised = after;
+}
+
+uint64_t ObjectTracker::UnsynchronisedWork(const void* stream) const {
+  std::lock_guard lock(mutex_);
+  const auto& table = handles_[IndexOf(HandleKind::kStream)];
+  const auto found = table.find(stream);
+  return found == table.end() ? 0 : found->second.unsynchronised;
+}
+
+uint32_t ObjectTracker::Allocated(const AllocationRecord& allocation,
+                                  std::optional<AllocationRecord>* overlapped) {
+  std::lock_guard lock(mutex_);
+  AllocationRecord record = allocation;
+  record.id = next_allocation_id_++;
+  const auto same_base = device_allocations_.find(record.base);
+  if (same_base != device_allocations_.end()) {
+    // Two live allocations at one address: both frees are the host's due,
+    // and either's bytes are the host's to use.
+    if (record.size > 0 || same_base->second.size > 0) *overlapped = same_base->second;
+    ++same_base->second.duplicates;
+    same_base->second.size = std::max(same_base->second.size, record.size);
+    return same_base->second.id;
+  }
+  if (record.size > 0) {
+    const auto before = AtOrBefore(device_allocations_, record.base);
+    if (before != device_allocations_.end() &&
+        before->second.base + before->second.size > record.base) {
+      *overlapped = before->second;
+    }
+    const auto after = device_allocations_.upper_bound(record.base);
+    if (after != device_allocations_.end() && after->second.base < record.base + record.size) {
+      *overlapped = after->second;
+    }
+  }
+  device_allocations_[record.base] = record;
+  return record.id;
+}
+
+uint32_t ObjectTracker::HostAllocated(const AllocationRecord& allocation) {
+  std::lock_guard lock(mutex_);
+  AllocationRecord record = allocation;
+  record.id = next_host_allocation_id_++;
+  record.host = true;
+  host_allocations_[record.base] = record;
+  return record.id;
+}
+
+Deallocation ObjectTracker::Deallocated(const void* base, bool host, uint32_t* id) {
+  if (base == nullptr) return Deallocation::kNull;
+  std::lock_guard lock(mutex_);
+  auto& allocations = host ? host_allocations_ : device_allocations_;
+  const auto found = allocations.find(AddressOf(base));
+  const uint8_t freed_kind = host ? kFreedHost : kFreedDevice;
+  if (found == allocations.end()) {
+    const Forgotten* freed = Recall(freed_kind, base);
+    if (freed == nullptr) return Deallocation::kUnknown;
+    *id = freed->id;
+    return Deallocation::kTwice;
+  }
+  *id = found->second.id;
+  if (found->second.duplicates > 0) {
+    --found->second.duplicates;
+    return Deallocation::kOk;
+  }
+  Forget(freed_kind, base, found->second.id, found->second.device);
+  allocations.erase(found);
+  return Deallocation::kOk;
+}
+
+RangeCheck ObjectTracker::PlaceDeviceRange(const void* address, uint64_t size) const {
+  if (size == 0) return {RangePlace::kEmpty, {0, 0, 0}};
+  const uintptr_t start = AddressOf(address);
+  std::lock_guard lock(mutex_);
+  const auto allocation = AtOrBefore(device_allocations_, start);
+  if (allocation != device_allocations_.end()) {
+    const AllocationRecord& record = allocation->second;
+    const uint64_t offset = start - record.base;
+    if (offset < record.size || (record.size == 0 && offset == 0)) {
+      if (size <= record.size - offset) {
+        return {RangePlace::kInside, {record.id, offset, size}, record.size};
+      }
+      return {RangePlace::kPastEnd, {0, offset, size}, record.size};
+    }
+  }
+  const auto host = AtOrBefore(host_allocations_, start);
+  if (host != host_allocations_.end() && start - host->second.base < host->second.size) {
+    return {RangePlace::kInHostMemory, {0, 0, size}, host->second.size};
+  }
+  return {RangePlace::kNowhere, {0, 0, size}, 0};
+}
+
+std::optional<AllocationRecord> ObjectTracker::DeviceAllocationTouching(const void* address,
+                                                                        uint64_t size) const {
+  if (size == 0) return std::nullopt;
+  const uintptr_t start = AddressOf(address);
+  std::lock_guard lock(mutex_);
+  const auto before = AtOrBefore(device_allocations_, start);
+  if (before != device_allocations_.end() && !before->second.unified &&
+      start - before->second.base < before->second.size) {
+    return before->second;
+  }
+  const auto after = device_allocations_.upper_bound(start);
+  if (after != device_allocations_.end() && !after->second.unified && after->second.size > 0 &&
+      after->second.base - start < size) {
+    return after->second;
+  }
+  return std::nullopt;
+}
+
+std::vector<AllocationRecord> ObjectTracker::LiveAllocations(std::optional<int32_t> device) const {
+  std::lock_guard lock(mutex_);
+  std::vector<AllocationRecord> live;
+  for (const auto* allocations : {&device_allocations_, &host_allocations_}) {
+    for (const auto& [base, record] : *allocations) {
+      if (!device || record.device == *device) live.push_back(record);
+    }
+  }
+  return live;
+}
+
+uint32_t ObjectTracker::CallbackEnqueued(const PendingCallback& callback) {
+  std::lock_guard lock(mutex_);
+  const uint32_t id = next_callback_id_++;
+  pending_callbacks_[id] = callback;
+  return id;
+}
+
+void ObjectTracker::CallbackNotEnqueued(uint32_t id) {
+  std::lock_guard lock(mutex_);
+  pending_callbacks_.erase(id);
+}
+
+std::optional<PendingCallback> ObjectTracker::CallbackRan(uint32_t id, bool* was_issued) {
+  std::lock_guard lock(mutex_);
+  const auto found = pending_callbacks_.find(id);
+  if (found == pending_callbacks_.end()) {
+    *was_issued = id != 0 && id < next_callback_id_;
+    return std::nullopt;
+  }
+  PendingCallback callback = found->second;
+  pending_callbacks_.erase(found);
+  return callback;
+}
+
+std::vector<PendingCallback> ObjectTracker::OverdueCallbacks(const void* stream, int32_t device,
+                                                             uint64_t sequence) {
+  std::lock_guard lock(mutex_);
+  std::vector<PendingCallback> overdue;
+  for (auto& [id, callback] : pending_callbacks_) {
+    const bool covered = stream != nullptr ? callback.stream == stream : callback.device == device;
+    if (covered && callback.sequence < sequence && !callback.reported_late) {
+      callback.reported_late = true;
+      overdue.push_back(callback);
+    }
+  }
+  return overdue;
+}
+
+size_t ObjectTracker::PendingCallbacksOn(const void* stream) const {
+  std::lock_guard lock(mutex_);
+  size_t count = 0;
+  for (const auto& [id, callback] : pending_callbacks_) {
+    // One already reported as the plugin's (not run by a synchronisation)
+    // is not the host's pending work.
+    count += callback.stream == stream && !callback.reported_late ? 1 : 0;
+  }
+  return count;
+}
+
+}  // namespace sectl::validate

@@ -1,0 +1,180 @@
+// What the validation layer knows about the plugin's objects: which
+// streams, events and timers are live and on which device, which device
+// memory is allocated, and which host callbacks are still to run. Handles
+// are the plugin's own values, tracked by value and never replaced: the
+// plugin's kernels receive them from TensorFlow and must see their own.
+//
+// Real plugins share one handle among several streams (NEC's VEDA returns
+// a static stream) or return null handles (TensorFlow's sample plugin), so
+// a handle is counted, not owned: creating it again while live is legal,
+// destroying it more often than it was created is not, and null is never
+// tracked.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+#include "trace/trace_record.h"
+
+namespace sectl::validate {
+
+enum class HandleKind : uint8_t { kStream, kEvent, kTimer };
+std::string_view HandleKindName(HandleKind kind);  // "stream", "event", "timer"
+
+// How a handle passed to the plugin stands.
+enum class HandleUse : uint8_t {
+  kLive,          // created on this device, not destroyed since
+  kUntracked,     // null: the plugin returned null handles, nothing to check
+  kNeverCreated,  // no create returned it
+  kDestroyed,     // every creation of it was destroyed
+  kOtherDevice,   // live, but created on another device
+};
+
+struct HandleCheck {
+  HandleUse use = HandleUse::kUntracked;
+  uint32_t id = 0;          // the identity for the trace
+  int32_t created_on = -1;  // for kOtherDevice: a device that created it
+};
+
+// Where a device-memory argument lies.
+enum class RangePlace : uint8_t {
+  kInside,        // inside one live device (or unified) allocation
+  kEmpty,         // size 0: nothing to place
+  kPastEnd,       // starts in an allocation and runs past its end
+  kInHostMemory,  // inside a host_memory_allocate block
+  kNowhere,       // in no live allocation
+};
+
+struct RangeCheck {
+  RangePlace place = RangePlace::kNowhere;
+  trace::DeviceRange range;      // allocation 0 unless kInside
+  uint64_t allocation_size = 0;  // for kPastEnd: the allocation's size
+};
+
+// A live allocation, for leak reports.
+struct AllocationRecord {
+  uintptr_t base = 0;
+  uint64_t size = 0;
+  uint32_t id = 0;
+  int32_t device = -1;
+  bool unified = false;
+  bool host = false;        // host_memory_allocate
+  uintptr_t call_site = 0;  // the host's return address into its own code
+  uint64_t sequence = 0;
+  // Further allocations the plugin returned at this same base while it was
+  // live (its fault, reported once): each is freed in turn.
+  uint32_t duplicates = 0;
+};
+
+enum class Deallocation : uint8_t { kOk, kUnknown, kTwice, kNull };
+
+// A host callback the plugin has been given and has not yet run.
+struct PendingCallback {
+  SE_StatusCallbackFn function = nullptr;
+  void* argument = nullptr;
+  const void* stream = nullptr;
+  int32_t device = -1;
+  uint32_t stream_id = 0;
+  uint64_t sequence = 0;  // the host_callback call's
+  bool reported_late = false;
+};
+
+class ObjectTracker {
+ public:
+  // Handles.
+  uint32_t HandleCreated(HandleKind kind, const void* handle, int32_t device);
+  HandleCheck CheckHandle(HandleKind kind, const void* handle, int32_t device) const;
+  // Counts a destroy. The check says how the handle stood before it.
+  HandleCheck HandleDestroyed(HandleKind kind, const void* handle, int32_t device);
+
+  // Work on streams, for destroy-with-pending-work.
+  void NoteEnqueued(const void* stream);
+  void NoteStreamSynchronised(const void* stream);
+  void NoteDeviceSynchronised(int32_t device);
+  void NoteEventRecorded(const void* event, const void* stream);
+  void NoteEventComplete(const void* event);  // its stream's earlier work is done
+  // Work enqueued on `stream` since it was last known to be done.
+  uint64_t UnsynchronisedWork(const void* stream) const;
+
+  // Memory.
+  // Registers an allocation; returns its identity, and in `overlapped` a live
+  // allocation it overlaps, if any.
+  uint32_t Allocated(const AllocationRecord& allocation,
+                     std::optional<AllocationRecord>* overlapped);
+  uint32_t HostAllocated(const AllocationRecord& allocation);
+  Deallocation Deallocated(const void* base, bool host, uint32_t* id);
+  RangeCheck PlaceDeviceRange(const void* address, uint64_t size) const;
+  // The live device allocation containing any of [address, address + size)
+  // that host code must not touch (not unified memory), if any.
+  std::optional<AllocationRecord> DeviceAllocationTouching(const void* address,
+                                                           uint64_t size) const;
+  std::vector<AllocationRecord> LiveAllocations(std::optional<int32_t> device) const;
+
+  // Host callbacks.
+  uint32_t CallbackEnqueued(const PendingCallback& callback);
+  void CallbackNotEnqueued(uint32_t id);
+  // Takes the callback `id` off the pending list; nullopt when it is not
+  // pending (already run: `was_issued` tells a second call from garbage).
+  std::optional<PendingCallback> CallbackRan(uint32_t id, bool* was_issued);
+  // Pending callbacks enqueued before `sequence` on `stream` (or on any
+  // stream of `device` when stream is null) not reported yet; marks them.
+  std::vector<PendingCallback> OverdueCallbacks(const void* stream, int32_t device,
+                                                uint64_t sequence);
+  size_t PendingCallbacksOn(const void* stream) const;
+
+ private:
+  struct HandleState {
+    uint32_t id = 0;
+    int64_t live = 0;
+    uint64_t devices = 0;        // bit n: created on device n (n < 64)
+    bool other_devices = false;  // created on a device numbered 64 or more
+    int32_t first_device = -1;
+    uint64_t unsynchronised = 0;  // streams: work enqueued since done
+  };
+  struct EventRecordState {
+    const void* stream = nullptr;
+    uint64_t work_at_record = 0;  // the stream's enqueue count when recorded
+  };
+
+  static bool CreatedOn(const HandleState& state, int32_t device);
+
+  // What was destroyed or freed lately, to tell a second destroy (or a use
+  // after destroy) from a value that was never created. A fixed ring, so
+  // that the layer's memory does not grow with every create-destroy cycle:
+  // sectl's own lifecycle checks would take that for the plugin's leak.
+  struct Forgotten {
+    uint8_t kind = 0xff;  // HandleKind, or kFreedDevice / kFreedHost
+    uint32_t id = 0;
+    int32_t device = -1;
+    const void* value = nullptr;
+  };
+  static constexpr uint8_t kFreedDevice = 0x10;
+  static constexpr uint8_t kFreedHost = 0x11;
+  void Forget(uint8_t kind, const void* value, uint32_t id, int32_t device);
+  const Forgotten* Recall(uint8_t kind, const void* value) const;
+
+  mutable std::mutex mutex_;
+  std::unordered_map<const void*, HandleState> handles_[3];
+  uint32_t next_handle_id_[3] = {1, 1, 1};
+  std::unordered_map<const void*, uint64_t> enqueued_total_;  // per stream, ever
+  std::unordered_map<const void*, EventRecordState> recorded_events_;
+
+  std::map<uintptr_t, AllocationRecord> device_allocations_;
+  std::map<uintptr_t, AllocationRecord> host_allocations_;
+  uint32_t next_allocation_id_ = 1;
+  uint32_t next_host_allocation_id_ = 1;
+  std::array<Forgotten, 4096> forgotten_{};
+  size_t next_forgotten_ = 0;
+
+  std::unordered_map<uint32_t, PendingCallback> pending_callbacks_;
+  uint32_t next_callback_id_ = 1;
+};
+
+}  // namespace sectl::validate

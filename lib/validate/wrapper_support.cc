@@ -1,0 +1,169 @@
+#include "validate/wrapper_support.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "validate/layer.h"
+
+namespace sectl::validate {
+
+std::string DescribeCallSite(uintptr_t address) {
+  Dl_info info{};
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a return address, only looked up
+  if (address == 0 || ::dladdr(reinterpret_cast<void*>(address), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return fmt::format("{:#x}", address);
+  }
+  const uintptr_t base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+  std::string site = fmt::format(
+      "{}+{:#x}", std::filesystem::path(info.dli_fname).filename().string(), address - base);
+  if (info.dli_sname != nullptr) {
+    site += fmt::format(" ({}+{:#x})", info.dli_sname,
+                        address - reinterpret_cast<uintptr_t>(info.dli_saddr));
+  }
+  return site;
+}
+
+int32_t CodeOf(TF_Status* status) { return status == nullptr ? -1 : TF_GetCode(status); }
+
+uint32_t CheckHandleArgument(Call& call, HandleKind kind, const char* name, const void* handle) {
+  call.Address(name, handle);
+  const HandleCheck check = call.layer().objects().CheckHandle(kind, handle, call.device());
+  const std::string_view kind_name = HandleKindName(kind);
+  switch (check.use) {
+    case HandleUse::kLive:
+    case HandleUse::kUntracked:
+      break;
+    case HandleUse::kNeverCreated:
+      call.Raise(FindingKind::kHandleUnknown,
+                 fmt::format("{} {} is no {} the plugin created", name, handle, kind_name));
+      break;
+    case HandleUse::kDestroyed:
+      call.Raise(FindingKind::kHandleUseAfterDestroy,
+                 fmt::format("{} {} ({} {}) was destroyed before this call", name, handle,
+                             kind_name, check.id));
+      break;
+    case HandleUse::kOtherDevice:
+      call.Raise(FindingKind::kHandleWrongDevice,
+                 fmt::format("{} {} ({} {}) was created on device {}, not device {}", name, handle,
+                             kind_name, check.id, check.created_on, call.device()));
+      break;
+  }
+  return check.id;
+}
+
+trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
+                                       const SP_DeviceMemoryBase* memory, uint64_t size) {
+  const void* address = memory != nullptr ? memory->opaque : nullptr;
+  call.Address(name, address);
+  const RangeCheck check = call.layer().objects().PlaceDeviceRange(address, size);
+  switch (check.place) {
+    case RangePlace::kInside:
+    case RangePlace::kEmpty:
+      break;
+    case RangePlace::kPastEnd:
+      call.Raise(FindingKind::kRangeOutsideAllocation,
+                 fmt::format("{} {} + {} bytes runs {} bytes past the end of its allocation "
+                             "({} bytes, starting {} bytes before it)",
+                             name, address, size, check.range.offset + size - check.allocation_size,
+                             check.allocation_size, check.range.offset));
+      break;
+    case RangePlace::kInHostMemory:
+      call.Raise(FindingKind::kDevicePointerInHostMemory,
+                 fmt::format("{} {} is host memory from host_memory_allocate, not device memory",
+                             name, address));
+      break;
+    case RangePlace::kNowhere:
+      call.Raise(
+          FindingKind::kRangeOutsideAllocation,
+          fmt::format("{} {} ({} bytes) is in no live device allocation", name, address, size));
+      break;
+  }
+  return check.range;
+}
+
+void CheckHostArgument(Call& call, const char* name, const void* host, uint64_t size) {
+  call.Address(name, host);
+  const auto allocation = call.layer().objects().DeviceAllocationTouching(host, size);
+  if (!allocation) return;
+  call.Raise(FindingKind::kHostPointerInDeviceMemory,
+             fmt::format("{} {} ({} bytes) points into device allocation {} ({:#x}, {} bytes, "
+                         "device {})",
+                         name, host, size, allocation->id, allocation->base, allocation->size,
+                         allocation->device));
+}
+
+uint32_t NoteCreatedHandle(Call& call, HandleKind kind, const void* handle, TF_Status* status) {
+  const bool ok = CodeOf(status) == TF_OK;
+  if (ok && handle == nullptr) {
+    call.Raise(FindingKind::kStatusOkWithoutHandle,
+               fmt::format("status OK, {} handle null", HandleKindName(kind)));
+    return 0;
+  }
+  if (!ok) {
+    if (handle != nullptr) {
+      call.Raise(FindingKind::kStatusErrorWithHandle,
+                 fmt::format("status {} but {} handle {} returned", CodeOf(status),
+                             HandleKindName(kind), handle));
+    }
+    return 0;
+  }
+  return call.layer().objects().HandleCreated(kind, handle, call.device());
+}
+
+Release NoteDestroyedHandle(Call& call, HandleKind kind, const char* name, const void* handle) {
+  call.Address(name, handle);
+  ObjectTracker& objects = call.layer().objects();
+  if (kind == HandleKind::kStream && handle != nullptr) {
+    const uint64_t work = objects.UnsynchronisedWork(handle);
+    const size_t callbacks = objects.PendingCallbacksOn(handle);
+    if (callbacks > 0) {
+      call.Raise(
+          FindingKind::kStreamDestroyedWithPendingWork,
+          fmt::format("stream {} destroyed with {} host callbacks not yet run", handle, callbacks));
+    } else if (work > 0) {
+      call.Raise(FindingKind::kStreamDestroyedWithPendingWork,
+                 fmt::format("stream {} destroyed with {} operations enqueued since it was last "
+                             "synchronised",
+                             handle, work));
+    }
+  }
+  const HandleCheck check = objects.HandleDestroyed(kind, handle, call.device());
+  const std::string_view kind_name = HandleKindName(kind);
+  switch (check.use) {
+    case HandleUse::kLive:
+    case HandleUse::kUntracked:
+      break;
+    case HandleUse::kNeverCreated:
+      call.Raise(FindingKind::kHandleUnknown,
+                 fmt::format("{} {} is no {} the plugin created", name, handle, kind_name));
+      break;
+    case HandleUse::kDestroyed:
+      call.Raise(
+          FindingKind::kHandleDoubleDestroy,
+          fmt::format("{} {} ({} {}) was already destroyed; this destroy was not passed on to "
+                      "the plugin",
+                      name, handle, kind_name, check.id));
+      return {check.id, false};
+    case HandleUse::kOtherDevice:
+      call.Raise(FindingKind::kHandleWrongDevice,
+                 fmt::format("{} {} ({} {}) was created on device {}, destroyed on device {}", name,
+                             handle, kind_name, check.id, check.created_on, call.device()));
+      break;
+  }
+  return {check.id, true};
+}
+
+void CheckCallbacksRanBy(Call& call, const void* stream) {
+  for (const PendingCallback& late :
+       call.layer().objects().OverdueCallbacks(stream, call.device(), call.sequence())) {
+    call.Raise(FindingKind::kCallbackNotRunBySync,
+               fmt::format("the host callback enqueued on stream {} (call {}) had not run when "
+                           "{} returned OK",
+                           late.stream, late.sequence, abi::QualifiedName(call.function())));
+  }
+}
+
+}  // namespace sectl::validate

@@ -1,0 +1,5 @@
+# Plugin faults that only the validation layer (libsectl_validate.so) sees
+# online, and that no other faulty plugin already seeds. Each makes exactly
+# one of the layer's plugin-side findings fire (tests/validate_layer_test.cc).
+sectl_add_faulty_plugin(EVENT_STATUS_OUT_OF_RANGE validate_faults.c BASE cpu)
+sectl_add_faulty_plugin(CREATE_EVENT_ERROR_WITH_HANDLE validate_faults.c BASE cpu)

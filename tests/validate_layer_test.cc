@@ -1,0 +1,548 @@
+// libsectl_validate.so, the validation layer (lib/validate), end to end: a
+// host loads the layer as its plugin, the layer loads the vendor plugin
+// named by SECTL_VALIDATE_PLUGIN, and each process writes a JSON report.
+//
+// - Correct plugins (cpu, the field corpus) through the layer get the same
+//   conformance verdicts as without it, and no error or warning finding.
+// - Each faulty plugin makes its plugin-side finding fire, blaming the plugin.
+// - Each misuse of sectl_validate_misuse_host (a stand-in for TensorFlow)
+//   makes its host-side finding fire, blaming the host; its well-behaved
+//   TensorFlow-like sequence makes none fire.
+// - The report's schema, abort on first error, reports from crashing
+//   processes, a missing SECTL_VALIDATE_PLUGIN, the exported symbols, and
+//   the stderr line per first finding.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sectl_process.h"
+
+namespace sectl::testing {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string kLayer = SECTL_VALIDATE_LAYER;
+const std::string kMisuseHost = SECTL_VALIDATE_MISUSE_HOST;
+
+std::string CpuPlugin() { return ReferencePlugin("sectl_cpu"); }
+std::string FaultyPlugin(const std::string& fault) {
+  return std::string(SECTL_FAULTY_PLUGIN_DIR) + "/faulty_" + fault + ".so";
+}
+std::string FieldPlugin(const std::string& name) {
+  return std::string(SECTL_FIELD_PLUGIN_DIR) + "/" + name + ".so";
+}
+
+// The child environment that points the layer at `plugin` and makes every
+// process write its own report into `directory` ("%r": the checks of sectl
+// conform all run as pid 2 of their own PID namespace).
+std::vector<std::string> LayerEnvironment(const std::string& plugin,
+                                          const std::filesystem::path& directory,
+                                          bool quiet = true) {
+  std::vector<std::string> environment{
+      "SECTL_VALIDATE_PLUGIN=" + plugin,
+      "SECTL_VALIDATE_REPORT=" + (directory / "r-%r.json").string()};
+  if (quiet) environment.emplace_back("SECTL_VALIDATE_QUIET=1");
+  return environment;
+}
+
+// Every report the layer wrote into `directory`.
+std::vector<json> ReadReports(const std::filesystem::path& directory) {
+  std::vector<json> reports;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("r-", 0) != 0 || entry.path().extension() != ".json") continue;
+    std::ifstream file(entry.path());
+    try {
+      reports.push_back(json::parse(file));
+    } catch (const json::exception& error) {
+      ADD_FAILURE() << name << " is not JSON: " << error.what();
+    }
+  }
+  return reports;
+}
+
+std::vector<json> AllFindings(const std::vector<json>& reports) {
+  std::vector<json> findings;
+  for (const json& report : reports) {
+    for (const json& finding : report.at("findings")) findings.push_back(finding);
+  }
+  return findings;
+}
+
+bool IsErrorOrWarning(const json& finding) {
+  return finding.at("severity") == "error" || finding.at("severity") == "warning";
+}
+
+// Findings of error or warning severity, one per line, for messages.
+std::string Describe(const std::vector<json>& findings) {
+  std::ostringstream out;
+  for (const json& finding : findings) {
+    out << "  " << finding.value("severity", "") << " " << finding.value("id", "") << " at "
+        << finding.value("function", "") << " (" << finding.value("fault", "")
+        << "): " << finding.value("message", "") << "\n";
+  }
+  return out.str();
+}
+
+std::vector<json> ErrorsAndWarnings(const std::vector<json>& reports) {
+  std::vector<json> serious;
+  for (const json& finding : AllFindings(reports)) {
+    if (IsErrorOrWarning(finding)) serious.push_back(finding);
+  }
+  return serious;
+}
+
+// The first finding with `id`, or null.
+json FindingWithId(const std::vector<json>& reports, const std::string& id) {
+  for (const json& finding : AllFindings(reports)) {
+    if (finding.at("id") == id) return finding;
+  }
+  return nullptr;
+}
+
+// clang-tidy 14 reads nlohmann::json's noexcept move as throwing.
+struct ConformRun {  // NOLINT(bugprone-exception-escape)
+  CommandResult command;
+  json report;
+};
+
+// sectl conform on `plugin` with `environment` added, its JSON report read
+// back from `output`.
+ConformRun Conform(const std::string& plugin, const std::filesystem::path& output,
+                   const std::vector<std::string>& arguments,
+                   const std::vector<std::string>& environment = {}) {
+  std::vector<std::string> words{"conform",  plugin,          "--report",       "json",
+                                 "--output", output.string(), "--no-throughput"};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  ConformRun run;
+  run.command = RunSectl(words, RunOptions{.added_environment = environment});
+  std::ifstream file(output);
+  try {
+    run.report = json::parse(file);
+  } catch (const json::exception& error) {
+    ADD_FAILURE() << "no JSON report from sectl conform " << plugin << ": " << error.what() << "\n"
+                  << run.command.err;
+  }
+  return run;
+}
+
+ConformRun ConformThroughLayer(const std::string& vendor, const TemporaryDirectory& directory,
+                               const std::vector<std::string>& arguments) {
+  return Conform(kLayer, directory.path() / "layer.json", arguments,
+                 LayerEnvironment(vendor, directory.path()));
+}
+
+std::map<std::string, std::string> StatusById(const json& report) {
+  std::map<std::string, std::string> statuses;
+  for (const json& result : report.value("results", json::array())) {
+    statuses[result.at("id")] = result.at("status");
+  }
+  return statuses;
+}
+
+// Runs the misuse host on the cpu plugin through the layer.
+CommandResult RunMisuseHost(const std::string& scenario, const TemporaryDirectory& directory,
+                            std::vector<std::string> extra_environment = {}, bool quiet = true) {
+  std::vector<std::string> environment = LayerEnvironment(CpuPlugin(), directory.path(), quiet);
+  environment.insert(environment.end(), extra_environment.begin(), extra_environment.end());
+  return Run({kMisuseHost, kLayer, scenario}, RunOptions{.added_environment = environment,
+                                                         .deadline = std::chrono::seconds(60),
+                                                         .own_process_group = true});
+}
+
+// ---- Correct plugins: same verdicts, no findings ---------------------------
+
+// The same check statuses through the layer as without it, and only the
+// info findings sectl's own checks cause on purpose: they emulate other
+// TensorFlow generations, whose struct sizes differ from the layer's.
+// Returns the layer's reports.
+std::vector<json> ExpectLayerIsTransparent(const std::string& plugin) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const ConformRun direct = Conform(plugin, directory.path() / "direct.json", {});
+  const ConformRun layered = ConformThroughLayer(plugin, directory, {});
+  EXPECT_TRUE(layered.report.is_object() && layered.report["load_error"].is_null())
+      << layered.report.dump();
+  EXPECT_EQ(StatusById(layered.report), StatusById(direct.report));
+  EXPECT_EQ(layered.command.exit_code, direct.command.exit_code);
+
+  std::vector<json> reports = ReadReports(directory.path());
+  // One report per check process at least (the runner itself loads nothing).
+  EXPECT_GE(reports.size(), StatusById(direct.report).size());
+  const std::vector<json> serious = ErrorsAndWarnings(reports);
+  EXPECT_TRUE(serious.empty()) << plugin << " is correct, yet the layer found:\n"
+                               << Describe(serious);
+  return reports;
+}
+
+TEST(ValidateLayerConform, CpuPluginGetsSameVerdictsAndNoFindings) {
+  // Not even an info finding but struct_size.differs_from_host.
+  for (const json& finding : AllFindings(ExpectLayerIsTransparent(CpuPlugin()))) {
+    EXPECT_EQ(finding["id"], "struct_size.differs_from_host") << finding.dump();
+    EXPECT_EQ(finding["severity"], "info") << finding.dump();
+  }
+}
+
+class CorrectFieldPluginThroughLayer : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CorrectFieldPluginThroughLayer, GetsSameVerdictsAndNoFindings) {
+  ExpectLayerIsTransparent(FieldPlugin(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Field, CorrectFieldPluginThroughLayer,
+                         ::testing::Values("field_test_util_style", "field_sizeof_style",
+                                           "field_memset_style", "field_no_struct_size",
+                                           "field_synchronous", "field_constant_device_count",
+                                           "field_cxx_whole_struct"));
+
+// ---- Plugin-side findings --------------------------------------------------
+
+struct PluginFault {
+  std::string fault;                   // faulty_<fault>.so
+  std::string id;                      // the finding it must raise
+  std::string function;                // at this function
+  std::vector<std::string> arguments;  // sectl conform's: the check that provokes it
+};
+
+void PrintTo(const PluginFault& fault, std::ostream* out) { *out << fault.fault; }
+
+class PluginSideFinding : public ::testing::TestWithParam<PluginFault> {};
+
+TEST_P(PluginSideFinding, BlamesThePlugin) {
+  const PluginFault& fault = GetParam();
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const ConformRun run = ConformThroughLayer(FaultyPlugin(fault.fault), directory, fault.arguments);
+  const std::vector<json> reports = ReadReports(directory.path());
+  const json finding = FindingWithId(reports, fault.id);
+  ASSERT_FALSE(finding.is_null()) << "no " << fault.id << "; found:\n"
+                                  << Describe(AllFindings(reports)) << run.command.err;
+  EXPECT_EQ(finding["fault"], "plugin");
+  EXPECT_EQ(finding["function"], fault.function);
+  EXPECT_FALSE(finding["message"].get<std::string>().empty());
+  EXPECT_TRUE(finding["arguments"].is_object()) << finding.dump();
+  EXPECT_GE(finding["thread"].get<int64_t>(), 1);
+  EXPECT_GT(finding["os_thread"].get<int64_t>(), 0);
+  EXPECT_GE(finding["sequence"].get<int64_t>(), 1);
+  EXPECT_GE(finding["occurrences"].get<int64_t>(), 1);
+  // sectl's checks use the API correctly: the plugin's fault must not be
+  // blamed on them, even where it leaves work undone.
+  std::vector<json> blaming_host;
+  for (const json& any : AllFindings(reports)) {
+    if (any["fault"] == "host") blaming_host.push_back(any);
+  }
+  EXPECT_TRUE(blaming_host.empty()) << Describe(blaming_host);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faulty, PluginSideFinding,
+    ::testing::Values(PluginFault{"callback_called_twice",
+                                  "callback.called_twice",
+                                  "SP_StreamExecutor.host_callback",
+                                  {"--filter", "callback.called_once"}},
+                      // Its base (minimal) has no block_host_until_done: the check of
+                      // synchronize_all_activity is the one that waits for the stream.
+                      PluginFault{"callback_never_called",
+                                  "callback.not_run_by_sync",
+                                  "SP_StreamExecutor.synchronize_all_activity",
+                                  {"--filter", "stream.synchronize_all_activity"}},
+                      PluginFault{"event_status_out_of_range",
+                                  "event.status_out_of_range",
+                                  "SP_StreamExecutor.get_event_status",
+                                  {"--filter", "event.status_values"}},
+                      PluginFault{"throws_from_create_device",
+                                  "api.exception_escaped",
+                                  "SP_PlatformFns.create_device",
+                                  {"--filter", "device.out_of_range"}},
+                      PluginFault{"zero_struct_size",
+                                  "struct_size.zero",
+                                  "SE_InitPlugin",
+                                  {"--filter", "struct_size.zero"}},
+                      PluginFault{"overlapping_allocations",
+                                  "memory.allocation_overlaps",
+                                  "SP_StreamExecutor.allocate",
+                                  {"--filter", "memory.concurrent_allocation"}},
+                      // TensorFlow 2.10 still creates timers.
+                      PluginFault{"timer_handle_unset",
+                                  "status.ok_without_handle",
+                                  "SP_StreamExecutor.create_timer",
+                                  {"--filter", "timer.nanoseconds_unit", "--tf-version", "2.10"}},
+                      PluginFault{"create_event_error_with_handle",
+                                  "status.error_with_handle",
+                                  "SP_StreamExecutor.create_event",
+                                  {"--filter", "event.completes_when_reached"}}),
+    [](const auto& info) { return info.param.fault; });
+
+// ---- Host-side findings ----------------------------------------------------
+
+struct HostMisuse {
+  std::string scenario;  // sectl_validate_misuse_host's
+  std::string id;        // the one error or warning it must raise
+};
+
+void PrintTo(const HostMisuse& misuse, std::ostream* out) { *out << misuse.scenario; }
+
+class HostSideFinding : public ::testing::TestWithParam<HostMisuse> {};
+
+TEST_P(HostSideFinding, BlamesTheHostForExactlyItsMisuse) {
+  const HostMisuse& misuse = GetParam();
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run = RunMisuseHost(misuse.scenario, directory);
+  // The host survives its misuse: a second destroy or deallocate, which
+  // would be a double free in the plugin, is reported and not passed on.
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  const json finding = FindingWithId(reports, misuse.id);
+  ASSERT_FALSE(finding.is_null()) << "no " << misuse.id << "; found:\n"
+                                  << Describe(AllFindings(reports)) << run.err;
+  EXPECT_EQ(finding["fault"], "host");
+  std::set<std::string> serious_ids;
+  for (const json& serious : ErrorsAndWarnings(reports)) serious_ids.insert(serious["id"]);
+  EXPECT_EQ(serious_ids, std::set<std::string>{misuse.id}) << Describe(ErrorsAndWarnings(reports));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Misuse, HostSideFinding,
+    ::testing::Values(
+        HostMisuse{"use-stream-after-destroy", "handle.use_after_destroy"},
+        HostMisuse{"double-destroy-event", "handle.double_destroy"},
+        HostMisuse{"unknown-stream", "handle.unknown"},
+        HostMisuse{"stream-on-other-device", "handle.wrong_device"},
+        HostMisuse{"destroy-stream-with-pending-work", "stream.destroyed_with_pending_work"},
+        HostMisuse{"copy-past-allocation-end", "memory.range_outside_allocation"},
+        HostMisuse{"copy-to-unallocated", "memory.range_outside_allocation"},
+        HostMisuse{"htod-from-device-memory", "memory.host_pointer_in_device_memory"},
+        HostMisuse{"device-arg-in-host-memory", "memory.device_pointer_in_host_memory"},
+        HostMisuse{"deallocate-unknown", "memory.deallocate_unknown"},
+        HostMisuse{"deallocate-twice", "memory.deallocate_twice"},
+        HostMisuse{"leak-at-teardown", "memory.leaked_at_teardown"}),
+    [](const auto& info) {
+      std::string name = info.param.scenario;
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
+
+TEST(ValidateLayerHost, WellBehavedTensorFlowSequenceRaisesNothing) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run = RunMisuseHost("well-behaved", directory);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  const std::vector<json> serious = ErrorsAndWarnings(reports);
+  EXPECT_TRUE(serious.empty()) << Describe(serious);
+  EXPECT_EQ(reports[0]["ended"], "exit");
+  // The sequence reached the plugin through the layer.
+  EXPECT_GT(reports[0]["summary"]["calls"].get<int64_t>(), 40);
+}
+
+// The report rewritten at exit still names each finding's function (a
+// static the names live in may be gone by then).
+TEST(ValidateLayerHost, ReportWrittenAtExitNamesTheFunctions) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run = RunMisuseHost("use-stream-after-destroy", directory);
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  EXPECT_EQ(reports[0]["ended"], "exit");
+  const json finding = FindingWithId(reports, "handle.use_after_destroy");
+  ASSERT_FALSE(finding.is_null());
+  EXPECT_EQ(finding["function"], "SP_StreamExecutor.create_stream_dependency");
+  EXPECT_EQ(reports[0]["calls"].value("SP_StreamExecutor.create_stream_dependency", 0), 1)
+      << reports[0]["calls"].dump();
+}
+
+// ---- The report ------------------------------------------------------------
+
+TEST(ValidateLayerReport, FollowsItsSchema) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  // Findings with arguments, and a trace, so that every part is present.
+  const CommandResult run =
+      RunMisuseHost("leak-at-teardown", directory,
+                    {"SECTL_VALIDATE_TRACE=" + (directory.path() / "calls.trace").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::vector<std::filesystem::path> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(directory.path())) {
+    if (entry.path().extension() == ".json") paths.push_back(entry.path());
+  }
+  ASSERT_EQ(paths.size(), 1U);
+  constexpr const char* kValidate =
+      "import json,jsonschema,sys; "
+      "jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))";
+  const CommandResult validated =
+      RunCommand({SECTL_SYSTEM_PYTHON, "-c", kValidate, paths[0].string(), SECTL_VALIDATE_SCHEMA});
+  EXPECT_EQ(validated.exit_code, 0) << validated.err;
+}
+
+TEST(ValidateLayerReport, AbortOnFirstErrorSaysSo) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run =
+      RunMisuseHost("deallocate-twice", directory, {"SECTL_VALIDATE_ABORT=1"});
+  EXPECT_EQ(run.term_signal, SIGABRT) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  EXPECT_EQ(reports[0]["ended"], "abort on first error");
+  EXPECT_FALSE(FindingWithId(reports, "memory.deallocate_twice").is_null());
+}
+
+TEST(ValidateLayerReport, IsWrittenWhenThePluginCrashes) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const ConformRun run = ConformThroughLayer(FaultyPlugin("sync_htod_crash"), directory,
+                                             {"--filter", "memcpy.sync_htod"});
+  EXPECT_EQ(StatusById(run.report)["memcpy.sync_htod"], "crash");
+  std::vector<std::string> endings;
+  for (const json& report : ReadReports(directory.path())) endings.push_back(report["ended"]);
+  const auto crashed = std::find_if(endings.begin(), endings.end(), [](const std::string& ended) {
+    return ended.rfind("signal ", 0) == 0;
+  });
+  ASSERT_NE(crashed, endings.end()) << ::testing::PrintToString(endings);
+  // As the schema documents it: "signal SIGSEGV".
+  EXPECT_EQ(*crashed, "signal SIGSEGV");
+}
+
+// ---- Configuration, exports, stderr ---------------------------------------
+
+TEST(ValidateLayerConfiguration, WithoutAPluginSaysWhichVariableToSet) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run =
+      RunSectl({"probe", kLayer},
+               RunOptions{.added_environment = {"SECTL_VALIDATE_REPORT=" +
+                                                (directory.path() / "r-%r.json").string()}});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE((run.out + run.err).find("SECTL_VALIDATE_PLUGIN"), std::string::npos)
+      << run.out << run.err;
+}
+
+TEST(ValidateLayerExports, OnlyTheEntryPoints) {
+  const CommandResult nm = RunCommand({"nm", "-D", "--defined-only", kLayer});
+  ASSERT_EQ(nm.exit_code, 0) << nm.err;
+  std::set<std::string> exported;
+  std::istringstream lines(nm.out);
+  std::string address;
+  std::string type;
+  std::string name;
+  while (lines >> address >> type >> name) exported.insert(name);
+  EXPECT_EQ(exported, (std::set<std::string>{"SE_InitPlugin", "TF_InitKernel", "TF_InitGraph",
+                                             "TF_InitProfiler", "TFNPD_InitPlugin", "GetPjrtApi"}));
+}
+
+// In a child of its own (the layer is one per process, configured once):
+// what dlsym on the layer gives for the forwarded entry points with
+// `vendor` as the plugin. Exit status: 0 all as expected, else the number
+// of the first expectation that failed.
+int ForwardedEntryPointsInChild(const std::string& vendor, bool vendor_has_init_kernel) {
+  ::setenv("SECTL_VALIDATE_PLUGIN", vendor.c_str(), 1);
+  ::setenv("SECTL_VALIDATE_QUIET", "1", 1);
+  ::setenv("SECTL_VALIDATE_REPORT", "/dev/null", 1);
+  void* layer = ::dlopen(kLayer.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (layer == nullptr) return 10;
+  void* own = ::dlopen(vendor.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (own == nullptr) return 11;
+  void* init_kernel = ::dlsym(layer, "TF_InitKernel");
+  if (vendor_has_init_kernel) {
+    if (init_kernel == nullptr) return 12;
+    if (init_kernel != ::dlsym(own, "TF_InitKernel")) return 13;
+  } else if (init_kernel != nullptr) {
+    return 14;
+  }
+  // Absent from every vendor here: absent from the layer too.
+  for (const char* name : {"TF_InitGraph", "TF_InitProfiler", "TFNPD_InitPlugin", "GetPjrtApi"}) {
+    if (::dlsym(layer, name) != nullptr) return 15;
+  }
+  return 0;
+}
+
+int ExitStatusOfChild(const std::string& vendor, bool vendor_has_init_kernel) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(ForwardedEntryPointsInChild(vendor, vendor_has_init_kernel));
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(ValidateLayerExports, ForwardsTheVendorsOwnEntryPoints) {
+  EXPECT_EQ(ExitStatusOfChild(FieldPlugin("field_test_util_style"), true), 0);
+  EXPECT_EQ(ExitStatusOfChild(CpuPlugin(), false), 0);
+}
+
+TEST(ValidateLayerStderr, OneLinePerFindingKindAndFunction) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  // Both of create_stream_dependency's arguments are the destroyed stream:
+  // one finding with two occurrences, so one line.
+  const CommandResult run = RunMisuseHost("use-stream-after-destroy", directory, {}, false);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  std::vector<std::string> announced;
+  std::istringstream lines(run.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("handle.use_after_destroy") != std::string::npos) announced.push_back(line);
+  }
+  ASSERT_EQ(announced.size(), 1U) << run.err;
+  EXPECT_EQ(announced[0].rfind("sectl-validate: ", 0), 0U) << announced[0];
+  const json finding = FindingWithId(ReadReports(directory.path()), "handle.use_after_destroy");
+  ASSERT_FALSE(finding.is_null());
+  EXPECT_EQ(finding["occurrences"], 2);
+}
+
+// ---- Record and replay -----------------------------------------------------
+
+// The traces the layer wrote into `directory` (t-<token>.trace).
+std::vector<std::filesystem::path> Traces(const std::filesystem::path& directory) {
+  std::vector<std::filesystem::path> traces;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    if (entry.path().extension() == ".trace") traces.push_back(entry.path());
+  }
+  std::sort(traces.begin(), traces.end());
+  return traces;
+}
+
+TEST(ValidateLayerTrace, ConformTracesReplayCleanOnTheSamePlugin) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  std::vector<std::string> environment = LayerEnvironment(CpuPlugin(), directory.path());
+  environment.push_back("SECTL_VALIDATE_TRACE=" + (directory.path() / "t-%r.trace").string());
+  const ConformRun run =
+      Conform(kLayer, directory.path() / "layer.json",
+              {"--filter", "memcpy.*:stream.*:event.*:callback.*:memory.*"}, environment);
+  EXPECT_EQ(run.command.exit_code, 0) << run.command.err;
+  const std::vector<std::filesystem::path> traces = Traces(directory.path());
+  // One per check process, each a whole trace (an end record).
+  ASSERT_GE(traces.size(), 10U);
+  for (const auto& trace : traces) {
+    const CommandResult shown = RunSectl({"trace", "show", trace.string(), "--format", "json"});
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    const json summary = json::parse(shown.out);
+    EXPECT_FALSE(summary.dump().find("\"truncated\":true") != std::string::npos) << trace;
+    const CommandResult replayed = RunSectl({"replay", trace.string(), CpuPlugin()});
+    EXPECT_EQ(replayed.exit_code, 0) << trace << "\n" << replayed.out << replayed.err;
+  }
+}
+
+TEST(ValidateLayerTrace, HostTraceReplaysCleanAndFindsTheFaultyBuild) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const std::filesystem::path trace = directory.path() / "host.trace";
+  const CommandResult recorded =
+      RunMisuseHost("well-behaved", directory, {"SECTL_VALIDATE_TRACE=" + trace.string()});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+
+  const CommandResult clean = RunSectl({"replay", trace.string(), CpuPlugin()});
+  EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+
+  // The same calls on a build whose sync_memcpy_dtod copies the wrong bytes.
+  const CommandResult faulty =
+      RunSectl({"replay", trace.string(), FaultyPlugin("sync_dtod_wrong"), "--format", "json"});
+  EXPECT_EQ(faulty.exit_code, 1) << faulty.out << faulty.err;
+  EXPECT_NE(faulty.out.find("sync_memcpy_dtoh"), std::string::npos) << faulty.out;
+}
+
+}  // namespace
+}  // namespace sectl::testing
