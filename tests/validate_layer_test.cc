@@ -494,6 +494,52 @@ TEST(ValidateLayerStderr, OneLinePerFindingKindAndFunction) {
   EXPECT_EQ(finding["occurrences"], 2);
 }
 
+// ---- sectl validate ---------------------------------------------------------
+
+TEST(ValidateCommand, WhereNamesTheLayerBesideSectl) {
+  const CommandResult where = RunSectl({"validate", "where"});
+  ASSERT_EQ(where.exit_code, 0) << where.err;
+  EXPECT_EQ(std::filesystem::canonical(where.out.substr(0, where.out.find('\n'))),
+            std::filesystem::canonical(kLayer));
+}
+
+TEST(ValidateCommand, ShowMergesReportsAndGatesOnSeverity) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  ASSERT_EQ(RunMisuseHost("deallocate-twice", directory).exit_code, 0);
+  ASSERT_EQ(RunMisuseHost("leak-at-teardown", directory).exit_code, 0);
+  std::vector<std::string> words{"validate", "show"};
+  for (const auto& entry : std::filesystem::directory_iterator(directory.path())) {
+    words.push_back(entry.path().string());
+  }
+  ASSERT_EQ(words.size(), 4U);
+
+  const CommandResult table = RunSectl(words);
+  EXPECT_EQ(table.exit_code, 1) << table.out << table.err;  // an error finding
+  EXPECT_NE(table.out.find("memory.deallocate_twice"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("memory.leaked_at_teardown"), std::string::npos) << table.out;
+
+  words.insert(words.end(), {"--format", "json", "--fail-on", "never"});
+  const CommandResult merged = RunSectl(words);
+  EXPECT_EQ(merged.exit_code, 0) << merged.err;
+  const json document = json::parse(merged.out);
+  EXPECT_EQ(document["reports"], 2);
+  std::set<std::string> ids;
+  for (const json& finding : document["findings"]) ids.insert(finding["id"]);
+  EXPECT_TRUE(ids.count("memory.deallocate_twice") == 1 &&
+              ids.count("memory.leaked_at_teardown") == 1)
+      << merged.out;
+}
+
+TEST(ValidateCommand, ShowRefusesWhatIsNotALayerReportInOneLine) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const std::filesystem::path other = directory.path() / "other.json";
+  std::ofstream(other) << R"({"kind": "sectl.conform", "schema_version": 3})";
+  const CommandResult shown = RunSectl({"validate", "show", other.string()});
+  EXPECT_EQ(shown.exit_code, 2);
+  EXPECT_NE(shown.err.find("not a validation layer report"), std::string::npos) << shown.err;
+  EXPECT_EQ(std::count(shown.err.begin(), shown.err.end(), '\n'), 1) << shown.err;
+}
+
 // ---- Record and replay -----------------------------------------------------
 
 // The traces the layer wrote into `directory` (t-<token>.trace).

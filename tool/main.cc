@@ -22,6 +22,7 @@
 #include "tool/replay_command.h"
 #include "tool/report_command.h"
 #include "tool/trace_command.h"
+#include "tool/validate_command.h"
 
 namespace {
 
@@ -70,6 +71,8 @@ int Main(int argc, char** argv) {
   auto* trace = sectl::tool::AddTraceCommand(app, trace_options);
   sectl::tool::ReplayCommandOptions replay_options;
   auto* replay = sectl::tool::AddReplayCommand(app, replay_options);
+  sectl::tool::ValidateCommandOptions validate_options;
+  const auto validate = sectl::tool::AddValidateCommand(app, validate_options);
 
   try {
     app.parse(argc, argv);
@@ -82,6 +85,8 @@ int Main(int argc, char** argv) {
   if (bench.bench->parsed()) return sectl::tool::RunBenchCommand(bench, bench_options);
   if (trace->parsed()) return sectl::tool::RunTraceCommand(trace_options);
   if (replay->parsed()) return sectl::tool::RunReplayCommand(replay_options);
+  if (validate.where->parsed()) return sectl::tool::RunValidateWhere();
+  if (validate.show->parsed()) return sectl::tool::RunValidateShow(validate_options);
   return kExitUsageOrInternal;
 }
 
