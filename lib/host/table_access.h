@@ -23,6 +23,9 @@ class TableAccess {
   // bench/dispatch_benchmark.cc: times the Dispatcher against a direct call
   // through the same table.
   friend class DispatchBenchmarkPlugin;
+  // bench/validate_layer_benchmark.cc: times calls through the validation
+  // layer's tables against the plugin's own.
+  friend class ValidateLayerBenchmarkPlugin;
 };
 
 }  // namespace sectl::host
