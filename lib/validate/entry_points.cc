@@ -23,15 +23,18 @@ __attribute__((visibility("default"))) void SE_InitPlugin(SE_PlatformRegistratio
 }
 
 // NOLINTBEGIN: the resolvers are named from the ifunc attributes below.
+// They have external C linkage (hidden, and local by entry_points.map):
+// clang resolves an ifunc's resolver by its symbol name, and it mangles
+// even a static function declared extern "C".
 using EntryPoint = void (*)();
 static EntryPoint VendorEntryPoint(const char* name) {
   return reinterpret_cast<EntryPoint>(sectl::validate::Layer::Get().VendorSymbol(name));
 }
-static EntryPoint ResolveTfInitKernel() { return VendorEntryPoint("TF_InitKernel"); }
-static EntryPoint ResolveTfInitGraph() { return VendorEntryPoint("TF_InitGraph"); }
-static EntryPoint ResolveTfInitProfiler() { return VendorEntryPoint("TF_InitProfiler"); }
-static EntryPoint ResolveTfnpdInitPlugin() { return VendorEntryPoint("TFNPD_InitPlugin"); }
-static EntryPoint ResolveGetPjrtApi() { return VendorEntryPoint("GetPjrtApi"); }
+EntryPoint ResolveTfInitKernel() { return VendorEntryPoint("TF_InitKernel"); }
+EntryPoint ResolveTfInitGraph() { return VendorEntryPoint("TF_InitGraph"); }
+EntryPoint ResolveTfInitProfiler() { return VendorEntryPoint("TF_InitProfiler"); }
+EntryPoint ResolveTfnpdInitPlugin() { return VendorEntryPoint("TFNPD_InitPlugin"); }
+EntryPoint ResolveGetPjrtApi() { return VendorEntryPoint("GetPjrtApi"); }
 
 __attribute__((visibility("default"), ifunc("ResolveTfInitKernel"))) void TF_InitKernel();
 __attribute__((visibility("default"), ifunc("ResolveTfInitGraph"))) void TF_InitGraph();
