@@ -1,6 +1,7 @@
 #include "validate/call.h"
 
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -12,8 +13,21 @@
 namespace sectl::validate {
 
 uint32_t ThisThreadNumber() {
+  // A pthread key, not thread_local: this library is dlopen'ed, so
+  // thread_local would be dynamic TLS, whose bookkeeping LeakSanitizer
+  // (clang 14, glibc 2.36) misreads and crashes on at exit.
+  static const pthread_key_t key = [] {
+    pthread_key_t created{};
+    ::pthread_key_create(&created, nullptr);
+    return created;
+  }();
   static std::atomic<uint32_t> next_number{1};
-  thread_local const uint32_t number = next_number.fetch_add(1, std::memory_order_relaxed);
+  auto number = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(::pthread_getspecific(key)));
+  if (number == 0) {
+    number = next_number.fetch_add(1, std::memory_order_relaxed);
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a number kept in the key's slot
+    ::pthread_setspecific(key, reinterpret_cast<void*>(static_cast<uintptr_t>(number)));
+  }
   return number;
 }
 

@@ -101,17 +101,19 @@ void DestroyEvent(const SP_Device* device, SP_Event event) {
 SE_EventStatus GetEventStatus(const SP_Device* device, SP_Event event) {
   Call call(PluginFunction::kGetEventStatus, device);
   call.record().event = CheckHandleArgument(call, HandleKind::kEvent, "event", event);
-  const SE_EventStatus status = Forward<&SP_StreamExecutor::get_event_status>(call, device, event);
-  const auto value = static_cast<int64_t>(status);
+  // Taken as an integer straight from the call: a value outside the enum,
+  // the very defect checked here, must never be read as an SE_EventStatus.
+  const auto value =
+      static_cast<int64_t>(Forward<&SP_StreamExecutor::get_event_status>(call, device, event));
   call.record().result = value;
   if (value < SE_EVENT_UNKNOWN || value > SE_EVENT_COMPLETE) {
     call.Raise(
         FindingKind::kEventStatusOutOfRange,
         fmt::format("get_event_status returned {}, which is no SE_EventStatus (0-3)", value));
-  } else if (status == SE_EVENT_COMPLETE) {
+  } else if (value == SE_EVENT_COMPLETE) {
     call.layer().objects().NoteEventComplete(event);
   }
-  return status;
+  return static_cast<SE_EventStatus>(value);
 }
 
 void RecordEvent(const SP_Device* device, SP_Stream stream, SP_Event event, TF_Status* status) {
