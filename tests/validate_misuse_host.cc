@@ -219,12 +219,29 @@ bool UseStreamAfterDestroy(Host& host) {
   return true;
 }
 
-// The cpu plugin deletes the event again: it may crash here, as it would
-// under TensorFlow; the layer's report is written from its signal handler.
+// The layer reports the second destroy and keeps it from the plugin, for
+// which it would be a double free.
 bool DoubleDestroyEvent(Host& host) {
   SP_Event event = host.NewEvent(0);
   host.se().destroy_event(host.device(0), event);
   host.se().destroy_event(host.device(0), event);
+  return true;
+}
+
+// Not a misuse: an event recorded, waited for and polled, as TensorFlow's
+// EventMgr polls. For plugins whose event status is the defect under test:
+// the answer is taken as a plain integer, never read as an SE_EventStatus.
+bool PollEvent(Host& host) {
+  SP_Stream stream = host.NewStream(0);
+  SP_Event event = host.NewEvent(0);
+  host.se().record_event(host.device(0), stream, event, host.status());
+  host.ExpectOk("record_event");
+  host.se().block_host_for_event(host.device(0), event, host.status());
+  host.ExpectOk("block_host_for_event");
+  const auto answer = static_cast<int>(host.se().get_event_status(host.device(0), event));
+  std::printf("get_event_status: %d\n", answer);
+  host.se().destroy_event(host.device(0), event);
+  host.se().destroy_stream(host.device(0), stream);
   return true;
 }
 
@@ -479,6 +496,7 @@ constexpr std::array kScenarios{
     Scenario{"deallocate-twice", DeallocateTwice},
     Scenario{"leak-at-teardown", LeakAtTeardown},
     Scenario{"well-behaved", WellBehaved},
+    Scenario{"poll-event", PollEvent},
 };
 
 }  // namespace
