@@ -91,6 +91,7 @@ std::vector<MergedFinding> Merge(const std::vector<Json>& reports) {
     }
   }
   std::vector<MergedFinding> findings;
+  findings.reserve(merged.size());
   for (auto& [key, finding] : merged) findings.push_back(std::move(finding));
   return findings;
 }

@@ -60,7 +60,8 @@ Layer& Layer::Get() {
   // Never destroyed: TensorFlow's threads may call the plugin while the
   // process exits, after static destructors have begun.
   alignas(Layer) static std::byte storage[sizeof(Layer)];
-  // NOLINTNEXTLINE(cppcoreguidelines-owning-memory): placed, never freed (above)
+  // Placed, never freed (above).
+  // NOLINTNEXTLINE(cppcoreguidelines-owning-memory,modernize-use-auto)
   static Layer* const layer = ::new (storage) Layer();
   return *layer;
 }

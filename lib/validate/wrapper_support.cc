@@ -16,7 +16,7 @@ std::string DescribeCallSite(uintptr_t address) {
       info.dli_fname == nullptr) {
     return fmt::format("{:#x}", address);
   }
-  const uintptr_t base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+  const auto base = reinterpret_cast<uintptr_t>(info.dli_fbase);
   std::string site = fmt::format(
       "{}+{:#x}", std::filesystem::path(info.dli_fname).filename().string(), address - base);
   if (info.dli_sname != nullptr) {

@@ -12,11 +12,13 @@
 
 namespace sectl::validate::wrappers {
 
-// NOLINTNEXTLINE(bugprone-macro-parentheses): `type::member` names a member
+// `type::member` names a member, which parentheses would not.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define SECTL_PLUGIN_FUNCTION(name, type, member) \
   std::remove_pointer_t<decltype(type::member)> name;
 #include "abi/plugin_functions.def"
 #undef SECTL_PLUGIN_FUNCTION
+// NOLINTEND(bugprone-macro-parentheses)
 
 }  // namespace sectl::validate::wrappers
 
