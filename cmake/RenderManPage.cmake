@@ -5,7 +5,7 @@
 #   HAND_WRITTEN_SECTIONS   docs/man/sectl.h2m, with @PLACEHOLDERS@
 #   OUTPUT                  the page to write
 #   VERSION, SUMMARY        for the page's footer and NAME line
-#   PLUGIN_DIRECTORY, DOC_DIRECTORY   install paths the FILES section names
+#   PLUGIN_DIRECTORY, DOC_DIRECTORY, VALIDATION_LAYER   install paths the FILES section names
 #
 # help2man reads only the top-level `sectl --help`, which lists subcommands
 # but not their options. So each subcommand's own --help is rendered by

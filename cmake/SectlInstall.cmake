@@ -49,4 +49,7 @@ install(FILES ${PROJECT_BINARY_DIR}/sectl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}
 
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/using-sectl-in-ci.md
               ${PROJECT_SOURCE_DIR}/docs/conform-report.schema.json
+              ${PROJECT_SOURCE_DIR}/docs/validation-layer.md
+              ${PROJECT_SOURCE_DIR}/docs/validate-report.schema.json
+              ${PROJECT_SOURCE_DIR}/docs/trace-format.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})

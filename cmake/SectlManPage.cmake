@@ -37,6 +37,7 @@ function(sectl_add_man_page executable)
             -DSUMMARY=${SECTL_MAN_PAGE_SUMMARY}
             -DPLUGIN_DIRECTORY=${CMAKE_INSTALL_PREFIX}/${SECTL_PLUGIN_INSTALL_DIRECTORY}
             -DDOC_DIRECTORY=${CMAKE_INSTALL_FULL_DOCDIR}
+            -DVALIDATION_LAYER=${CMAKE_INSTALL_FULL_LIBDIR}/libsectl_validate.so
             -P ${renderer}
     DEPENDS ${executable} ${hand_written_sections} ${renderer}
     COMMENT "Generating the man page sectl.1 from sectl --help"

@@ -52,6 +52,14 @@ bundled_plugin=$(grep -o '"path": "[^"]*"' <<<"$probe_output" | head -n 1 | cut 
 [[ $bundled_plugin == "$prefix"/*/sectl/plugins/sectl_cpu.so ]] ||
   fail "sectl probe loaded '$bundled_plugin', not the plugin installed under $prefix"
 
+step "the installed validation layer is where sectl says, and wraps the installed plugin"
+layer=$("$sectl" validate where) || fail "sectl validate where exited with status $?"
+[[ $layer == "$prefix"/*/libsectl_validate.so && -f $layer ]] ||
+  fail "sectl validate where named '$layer', not a layer installed under $prefix"
+SECTL_VALIDATE_PLUGIN=$bundled_plugin SECTL_VALIDATE_REPORT=$work/validate.json \
+  quietly "$sectl" probe "$layer"
+grep -q '"kind": "sectl.validate"' "$work/validate.json" || fail "the layer wrote no report"
+
 step "pkg-config gives the flags that compile a plugin source"
 pc_file=$(find "$prefix" -name sectl.pc -print -quit)
 [[ -n $pc_file ]] || fail "no sectl.pc installed"
@@ -68,6 +76,7 @@ if [[ -n $man_page ]]; then
   installed_page=$(find "$prefix" -path '*/man1/sectl.1' -print -quit)
   [[ -n $installed_page ]] || fail "sectl.1 was built but not installed"
   for expected in '.SH COMMANDS' '.SS "conform"' '.SS "probe"' '.SS "bench memcpy"' \
+    '.SS "replay"' '.SS "trace show"' '.SS "validate show"' 'SECTL_VALIDATE_PLUGIN' \
     '.SH "EXIT STATUS"' 'StreamExecutor C API'; do
     grep -qF -- "$expected" "$installed_page" || fail "sectl.1 lacks '$expected'"
   done
