@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "abi/tf_codes.h"
 #include "tensorflow/c/tf_status.h"
 
 namespace sectl::host {
@@ -25,6 +26,6 @@ class TfStatusHandle {
 };
 
 // "OK", "INVALID_ARGUMENT", ...; "code 42" for values outside the enum.
-std::string TfCodeName(TF_Code code);
+using abi::TfCodeName;
 
 }  // namespace sectl::host

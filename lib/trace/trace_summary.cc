@@ -10,6 +10,7 @@
 #include <map>
 #include <string_view>
 
+#include "abi/tf_codes.h"
 #include "base/byte_sizes.h"
 #include "base/text.h"
 #include "base/timestamp.h"
@@ -217,26 +218,7 @@ nlohmann::ordered_json LifecycleJson(const Lifecycle& lifecycle) {
 }  // namespace
 
 std::string StatusText(int32_t status) {
-  static constexpr std::array<std::string_view, 17> kNames = {"OK",
-                                                              "CANCELLED",
-                                                              "UNKNOWN",
-                                                              "INVALID_ARGUMENT",
-                                                              "DEADLINE_EXCEEDED",
-                                                              "NOT_FOUND",
-                                                              "ALREADY_EXISTS",
-                                                              "PERMISSION_DENIED",
-                                                              "RESOURCE_EXHAUSTED",
-                                                              "FAILED_PRECONDITION",
-                                                              "ABORTED",
-                                                              "OUT_OF_RANGE",
-                                                              "UNIMPLEMENTED",
-                                                              "INTERNAL",
-                                                              "UNAVAILABLE",
-                                                              "DATA_LOSS",
-                                                              "UNAUTHENTICATED"};
-  if (status < 0) return "";
-  if (static_cast<size_t>(status) < kNames.size()) return std::string(kNames[status]);
-  return fmt::format("code {}", status);
+  return status < 0 ? std::string() : abi::TfCodeName(status);
 }
 
 std::string DescribeRecordObjects(const TraceRecord& record) {

@@ -1,12 +1,14 @@
-#include "host/tf_status_handle.h"
+#include "abi/tf_codes.h"
 
 #include <fmt/format.h>
 
 #include <array>
+#include <string_view>
 
-namespace sectl::host {
+namespace sectl::abi {
 
-std::string TfCodeName(TF_Code code) {
+std::string TfCodeName(int32_t code) {
+  // TF_Code's values, in order (tensorflow/c/tf_status.h).
   static constexpr std::array<std::string_view, 17> kNames = {"OK",
                                                               "CANCELLED",
                                                               "UNKNOWN",
@@ -24,9 +26,8 @@ std::string TfCodeName(TF_Code code) {
                                                               "UNAVAILABLE",
                                                               "DATA_LOSS",
                                                               "UNAUTHENTICATED"};
-  const auto index = static_cast<size_t>(code);
-  if (index < kNames.size()) return std::string(kNames[index]);
-  return fmt::format("code {}", static_cast<int>(code));
+  if (code >= 0 && static_cast<size_t>(code) < kNames.size()) return std::string(kNames[code]);
+  return fmt::format("code {}", code);
 }
 
-}  // namespace sectl::host
+}  // namespace sectl::abi
