@@ -28,29 +28,50 @@ std::string DescribeCallSite(uintptr_t address) {
 
 int32_t CodeOf(TF_Status* status) { return status == nullptr ? -1 : TF_GetCode(status); }
 
-uint32_t CheckHandleArgument(Call& call, HandleKind kind, const char* name, const void* handle) {
-  call.Address(name, handle);
-  const HandleCheck check = call.layer().objects().CheckHandle(kind, handle, call.device());
+namespace {
+
+// Raises what `check` says about handle argument `name`, which the call
+// uses (or, with `destroying`, destroys). Returns false for a handle whose
+// every creation was already destroyed.
+bool RaiseHandleMisuse(Call& call, HandleKind kind, const char* name, const void* handle,
+                       const HandleCheck& check, bool destroying) {
   const std::string_view kind_name = HandleKindName(kind);
   switch (check.use) {
     case HandleUse::kLive:
     case HandleUse::kUntracked:
-      break;
+      return true;
     case HandleUse::kNeverCreated:
       call.Raise(FindingKind::kHandleUnknown,
                  fmt::format("{} {} is no {} the plugin created", name, handle, kind_name));
-      break;
+      return true;
     case HandleUse::kDestroyed:
-      call.Raise(FindingKind::kHandleUseAfterDestroy,
-                 fmt::format("{} {} ({} {}) was destroyed before this call", name, handle,
-                             kind_name, check.id));
-      break;
+      if (destroying) {
+        call.Raise(FindingKind::kHandleDoubleDestroy,
+                   fmt::format("{} {} ({} {}) was already destroyed; this destroy was not passed "
+                               "on to the plugin",
+                               name, handle, kind_name, check.id));
+      } else {
+        call.Raise(FindingKind::kHandleUseAfterDestroy,
+                   fmt::format("{} {} ({} {}) was destroyed before this call", name, handle,
+                               kind_name, check.id));
+      }
+      return false;
     case HandleUse::kOtherDevice:
       call.Raise(FindingKind::kHandleWrongDevice,
-                 fmt::format("{} {} ({} {}) was created on device {}, not device {}", name, handle,
-                             kind_name, check.id, check.created_on, call.device()));
-      break;
+                 fmt::format("{} {} ({} {}) was created on device {}, {} on device {}", name,
+                             handle, kind_name, check.id, check.created_on,
+                             destroying ? "destroyed" : "used", call.device()));
+      return true;
   }
+  return true;
+}
+
+}  // namespace
+
+uint32_t CheckHandleArgument(Call& call, HandleKind kind, const char* name, const void* handle) {
+  call.Address(name, handle);
+  const HandleCheck check = call.layer().objects().CheckHandle(kind, handle, call.device());
+  RaiseHandleMisuse(call, kind, name, handle, check, false);
   return check.id;
 }
 
@@ -131,29 +152,7 @@ Release NoteDestroyedHandle(Call& call, HandleKind kind, const char* name, const
     }
   }
   const HandleCheck check = objects.HandleDestroyed(kind, handle, call.device());
-  const std::string_view kind_name = HandleKindName(kind);
-  switch (check.use) {
-    case HandleUse::kLive:
-    case HandleUse::kUntracked:
-      break;
-    case HandleUse::kNeverCreated:
-      call.Raise(FindingKind::kHandleUnknown,
-                 fmt::format("{} {} is no {} the plugin created", name, handle, kind_name));
-      break;
-    case HandleUse::kDestroyed:
-      call.Raise(
-          FindingKind::kHandleDoubleDestroy,
-          fmt::format("{} {} ({} {}) was already destroyed; this destroy was not passed on to "
-                      "the plugin",
-                      name, handle, kind_name, check.id));
-      return {check.id, false};
-    case HandleUse::kOtherDevice:
-      call.Raise(FindingKind::kHandleWrongDevice,
-                 fmt::format("{} {} ({} {}) was created on device {}, destroyed on device {}", name,
-                             handle, kind_name, check.id, check.created_on, call.device()));
-      break;
-  }
-  return {check.id, true};
+  return {check.id, RaiseHandleMisuse(call, kind, name, handle, check, true)};
 }
 
 void CheckCallbacksRanBy(Call& call, const void* stream) {
