@@ -24,6 +24,21 @@ void NoteEnqueued(Call& call, SP_Stream stream, TF_Status* status) {
   if (CodeOf(status) == TF_OK) call.layer().objects().NoteEnqueued(stream);
 }
 
+// mem_zero, memset and memset32: `size` bytes at `location`, enqueued on
+// `stream`; the pattern, where there is one, comes before the size.
+template <auto Member, typename... Pattern>
+void Fill(Call& call, const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* location,
+          uint64_t size, TF_Status* status, Pattern... pattern) {
+  call.Number("size", size);
+  call.record().size = size;
+  (call.Number("pattern", pattern), ...);
+  ((call.record().pattern = pattern), ...);
+  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
+  call.record().destination = CheckDeviceArgument(call, "location", location, size);
+  Forward<Member>(call, device, stream, location, pattern..., size, status);
+  NoteEnqueued(call, stream, status);
+}
+
 }  // namespace
 
 void MemcpyDtoH(const SP_Device* device, SP_Stream stream, void* host_dst,
@@ -104,38 +119,19 @@ void SyncMemcpyDtoD(const SP_Device* device, SP_DeviceMemoryBase* device_dst,
 void MemZero(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* location,
              uint64_t size, TF_Status* status) {
   Call call(PluginFunction::kMemZero, device);
-  call.Number("size", size);
-  call.record().size = size;
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
-  call.record().destination = CheckDeviceArgument(call, "location", location, size);
-  Forward<&SP_StreamExecutor::mem_zero>(call, device, stream, location, size, status);
-  NoteEnqueued(call, stream, status);
+  Fill<&SP_StreamExecutor::mem_zero>(call, device, stream, location, size, status);
 }
 
 void Memset(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* location,
             uint8_t pattern, uint64_t size, TF_Status* status) {
   Call call(PluginFunction::kMemset, device);
-  call.Number("size", size);
-  call.Number("pattern", pattern);
-  call.record().size = size;
-  call.record().pattern = pattern;
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
-  call.record().destination = CheckDeviceArgument(call, "location", location, size);
-  Forward<&SP_StreamExecutor::memset>(call, device, stream, location, pattern, size, status);
-  NoteEnqueued(call, stream, status);
+  Fill<&SP_StreamExecutor::memset>(call, device, stream, location, size, status, pattern);
 }
 
 void Memset32(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* location,
               uint32_t pattern, uint64_t size, TF_Status* status) {
   Call call(PluginFunction::kMemset32, device);
-  call.Number("size", size);
-  call.Number("pattern", pattern);
-  call.record().size = size;
-  call.record().pattern = pattern;
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
-  call.record().destination = CheckDeviceArgument(call, "location", location, size);
-  Forward<&SP_StreamExecutor::memset32>(call, device, stream, location, pattern, size, status);
-  NoteEnqueued(call, stream, status);
+  Fill<&SP_StreamExecutor::memset32>(call, device, stream, location, size, status, pattern);
 }
 
 }  // namespace sectl::validate::wrappers
