@@ -12,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <new>
 
 #include "base/atomic_file.h"
@@ -144,10 +145,15 @@ void Layer::InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status)
   }
   OpenTrace();
   InstallFatalSignalHandlers();
-  // The catalogue's names are built on first use and destroyed at exit in
-  // reverse order of construction: built now, they outlive the handler.
-  (void)abi::QualifiedName(abi::PluginFunction::kInitPlugin);
-  std::atexit([] { Get().WriteReport("exit"); });
+  // A host may register the plugin more than once (sectl probe does, once
+  // per TensorFlow generation): one report at exit is enough.
+  static std::once_flag report_at_exit;
+  std::call_once(report_at_exit, [] {
+    // The catalogue's names are built on first use and destroyed at exit in
+    // reverse order of construction: built now, they outlive the handler.
+    (void)abi::QualifiedName(abi::PluginFunction::kInitPlugin);
+    std::atexit([] { Get().WriteReport("exit"); });
+  });
 }
 
 void Layer::OpenTrace() {
