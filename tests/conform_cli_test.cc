@@ -377,6 +377,46 @@ TEST(Conform, UsageErrorsExitTwo) {
   }
 }
 
+// GoogleTest's convention: a filter that selects nothing is an error, so a
+// typo cannot keep CI green; it names what the user probably meant.
+TEST(Conform, AFilterThatSelectsNothingIsAUsageErrorWithSuggestions) {
+  struct Case {
+    std::vector<std::string> arguments;
+    std::string suggestion;
+  };
+  for (const Case& mistake :
+       {Case{{"conform", "--filter", "memcpy"}, "did you mean 'memcpy.*'?"},
+        Case{{"conform", "--filter", "memcpy.htdo"}, "'memcpy.htod'"},
+        Case{{"conform", "--list", "--filter", "evnt.*"}, "did you mean 'event.*'?"},
+        Case{{"conform", "--filter", "nothing.like.it*"}, "sectl conform --list shows them"}}) {
+    const CommandResult result = RunSectl(mistake.arguments);
+    EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+    EXPECT_EQ(result.err.rfind("sectl: error: --filter", 0), 0u) << result.err;
+    EXPECT_NE(result.err.find(mistake.suggestion), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;  // no report header, no empty list
+  }
+  // Sharding, not the filter, may leave a shard empty: that is no mistake.
+  const json empty_shard = Conform({"--filter", "registration.init", "--shard", "1/2"}, 0);
+  EXPECT_TRUE(empty_shard["results"].empty()) << empty_shard.dump();
+}
+
+// --format is --list's format, and otherwise the report's, as --report:
+// never silently ignored.
+TEST(Conform, FormatIsTheReportsFormatUnlessListing) {
+  const CommandResult json_report =
+      RunSectl({"conform", "--format", "json", "--filter", "registration.*", "--no-throughput"});
+  EXPECT_EQ(json_report.exit_code, 0) << json_report.err;
+  EXPECT_EQ(json::parse(json_report.out)["kind"], "sectl.conform");
+  for (const std::vector<std::string>& arguments :
+       {std::vector<std::string>{"conform", "--format", "json", "--report", "table"},
+        std::vector<std::string>{"conform", "--list", "--format", "junit"}}) {
+    const CommandResult refused = RunSectl(arguments);
+    EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+    EXPECT_EQ(refused.err.rfind("sectl: error: --", 0), 0u) << refused.err;
+  }
+}
+
 TEST(Conform, ShardFromGoogleTestEnvironment) {
   ::setenv("GTEST_TOTAL_SHARDS", "2", 1);
   ::setenv("GTEST_SHARD_INDEX", "1", 1);

@@ -345,5 +345,29 @@ TEST(RandomSeedTest, DiffersBetweenCalls) {
   EXPECT_GT(seeds.size(), 1U);
 }
 
+TEST(SuggestSelectionsTest, AnAreaWithoutItsGlobSuggestsTheGlob) {
+  const std::vector<std::string> ids{"memcpy.htod", "memcpy.dtoh", "event.status_values"};
+  const auto filter = CheckFilter::Parse("memcpy");
+  ASSERT_TRUE(filter.has_value());
+  const auto suggestions = SuggestSelections(*filter, ids, 3);
+  ASSERT_FALSE(suggestions.empty());
+  EXPECT_EQ(suggestions.front(), "memcpy.*");
+}
+
+TEST(SuggestSelectionsTest, AMisspeltIdSuggestsTheNearestIdsFirst) {
+  const std::vector<std::string> ids{"memcpy.htod", "memcpy.dtoh", "event.status_values"};
+  const auto filter = CheckFilter::Parse("memcpy.htdo");
+  ASSERT_TRUE(filter.has_value());
+  const auto suggestions = SuggestSelections(*filter, ids, 1);
+  EXPECT_EQ(suggestions, std::vector<std::string>{"memcpy.htod"});
+}
+
+TEST(SuggestSelectionsTest, NothingCloseSuggestsNothing) {
+  const std::vector<std::string> ids{"memcpy.htod", "event.status_values"};
+  const auto filter = CheckFilter::Parse("zzzzzzzzzzzzzzzzzzzzzz");
+  ASSERT_TRUE(filter.has_value());
+  EXPECT_TRUE(SuggestSelections(*filter, ids, 3).empty());
+}
+
 }  // namespace
 }  // namespace sectl::conform

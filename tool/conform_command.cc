@@ -1,11 +1,13 @@
 #include "tool/conform_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "abi/host_generations.h"
@@ -45,10 +47,64 @@ std::vector<std::string> TestedFunctionNames(const conform::CheckDefinition& che
   return names;
 }
 
-int ListChecks(const ConformCommandOptions& options, const conform::SelectionOptions& selection) {
+// GoogleTest's convention: a filter that selects no check is a mistake. A
+// typo (`--filter memcpy` for `memcpy.*`) would otherwise run nothing,
+// report "conformant" and keep a vendor's CI green forever. A shard may
+// still be empty: sharding, not the filter, leaves it so.
+std::optional<std::string> NoCheckSelected(const std::string& profile,
+                                           const conform::SelectionOptions& selection) {
+  conform::SelectionOptions unsharded;
+  unsharded.filter = selection.filter;
+  if (!conform::PlanChecks(profile, unsharded).empty()) return std::nullopt;
+  std::vector<std::string> ids;
+  for (const auto& planned : conform::PlanChecks(profile, {})) ids.push_back(planned.check->id);
+  std::vector<std::string> suggestions;
+  for (const std::string& suggestion : conform::SuggestSelections(selection.filter, ids, 3)) {
+    suggestions.push_back(fmt::format("'{}'", suggestion));
+  }
+  return fmt::format("--filter '{}' selects none of the {} checks of the {} profile; {}",
+                     selection.filter.text(), ids.size(), profile,
+                     suggestions.empty()
+                         ? std::string("sectl conform --list shows them")
+                         : fmt::format("did you mean {}?", fmt::join(suggestions, " or ")));
+}
+
+// What --report and --format ask for, once reconciled: --format is the
+// list's format with --list, and otherwise a synonym of --report (never
+// silently ignored, as it once was). Given both, they must agree.
+struct OutputFormats {
+  std::string report = "table";
+  std::string list = "table";
+};
+
+Expected<OutputFormats> ChooseOutputFormats(const ConformCommandOptions& options) {
+  OutputFormats formats;
+  if (options.list) {
+    if (options.format == "junit") {
+      return Fail(ErrorCode::kInvalidArgument, "--list --format junit: a list is table or json");
+    }
+    if (!options.format.empty()) formats.list = options.format;
+    return formats;
+  }
+  if (!options.format.empty() && !options.report_format.empty() &&
+      options.format != options.report_format) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--format {} and --report {} disagree; give one of them",
+                            options.format, options.report_format));
+  }
+  if (!options.report_format.empty()) {
+    formats.report = options.report_format;
+  } else if (!options.format.empty()) {
+    formats.report = options.format;
+  }
+  return formats;
+}
+
+int ListChecks(const ConformCommandOptions& options, const conform::SelectionOptions& selection,
+               const std::string& format) {
   const auto plan = conform::PlanChecks(options.profile, selection);
   std::string text;
-  if (options.list_format == "json") {
+  if (format == "json") {
     nlohmann::ordered_json checks = nlohmann::ordered_json::array();
     for (const auto& planned : plan) {
       if (planned.repetition > 0) continue;
@@ -113,9 +169,8 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
       "loaded.");
   conform->add_option("plugin", options.plugin,
                       "Plugin file (.so). Default: the bundled cpu reference plugin");
-  conform->add_option("--report", options.report_format, "Report format")
-      ->check(CLI::IsMember({"table", "json", "junit"}))
-      ->capture_default_str();
+  conform->add_option("--report", options.report_format, "Report format (default: table)")
+      ->check(CLI::IsMember({"table", "json", "junit"}));
   conform->add_option("-o,--output", options.output, "Write the report to FILE (atomically)");
   conform->add_option("--junit", options.junit_output, "Also write a JUnit XML report to FILE");
   conform->add_option("--filter", options.filter,
@@ -154,9 +209,10 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
   conform->add_option("--write-baseline", options.write_baseline,
                       "Write the current failures to FILE as a starting baseline");
   conform->add_flag("--list", options.list, "List the selected checks instead of running them");
-  conform->add_option("--format", options.list_format, "Format of --list")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
+  conform
+      ->add_option("--format", options.format,
+                   "Format of --list (table, json), or else of the report, the same as --report")
+      ->check(CLI::IsMember({"table", "json", "junit"}));
   conform->add_flag("--lazy", options.lazy, "Bind the plugin's symbols lazily (RTLD_LAZY)");
   conform->add_option("--profile", options.profile, "Which suite to run")
       ->check(CLI::IsMember(conform::CheckRegistry::Global().Profiles()))
@@ -200,7 +256,12 @@ int RunConformCommand(const ConformCommandOptions& options) {
   if (options.shuffle && !options.seed) {
     fmt::print(stderr, "sectl: shuffling with --seed {}\n", selection.seed);
   }
-  if (options.list) return ListChecks(options, selection);
+  const auto formats = ChooseOutputFormats(options);
+  if (!formats) return ReportUsageError(formats.error().message());
+  if (options.list) {
+    if (auto none = NoCheckSelected(options.profile, selection)) return ReportUsageError(*none);
+    return ListChecks(options, selection, formats->list);
+  }
 
   conform::ConformOptions run;
   run.throughput = !options.no_throughput;
@@ -234,6 +295,7 @@ int RunConformCommand(const ConformCommandOptions& options) {
     return ReportUsageError(fmt::format("--profile {} does not apply to a {} plugin",
                                         options.profile, loader::PluginAbiName(*abi)));
   }
+  if (auto none = NoCheckSelected(run.profile, selection)) return ReportUsageError(*none);
   run.selection = selection;
   run.jobs = options.jobs > 0 ? options.jobs
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -261,7 +323,7 @@ int RunConformCommand(const ConformCommandOptions& options) {
   const bool to_terminal = options.output.empty() || options.output == "-";
   auto written = WriteReport(
       options.output,
-      Render(report, options.report_format, to_terminal && StdoutWantsColor(), options.verbose));
+      Render(report, formats->report, to_terminal && StdoutWantsColor(), options.verbose));
   if (!written) return ReportUsageError(written.error().message());
   if (!options.junit_output.empty()) {
     auto junit = WriteFileAtomically(options.junit_output, report::RenderConformJunit(report));

@@ -12,8 +12,8 @@
 namespace sectl::tool {
 
 struct ConformCommandOptions {
-  std::string plugin;  // empty: the bundled cpu plugin
-  std::string report_format = "table";
+  std::string plugin;         // empty: the bundled cpu plugin
+  std::string report_format;  // --report; empty: table, or what --format says
   std::string output;
   std::string junit_output;
   std::string filter;
@@ -22,7 +22,8 @@ struct ConformCommandOptions {
   std::string isolation = "process";
   std::string baseline;
   std::string write_baseline;
-  std::string list_format = "table";
+  // --format: of --list (table, json), or else of the report, as --report.
+  std::string format;
   std::string profile = "tensorflow";
   // TVM's C Device API: --abi, --tvm-device, --context-bytes.
   std::string abi = "auto";

@@ -181,4 +181,51 @@ uint64_t RandomSeed() {
   return (static_cast<uint64_t>(device()) << 32) | device();
 }
 
+namespace {
+
+// Levenshtein distance: edits (insert, delete, substitute) from `a` to `b`.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> SuggestSelections(const CheckFilter& filter,
+                                           const std::vector<std::string>& ids, size_t count) {
+  // Candidates: every id and every area ("memcpy.*").
+  std::vector<std::string> candidates = ids;
+  for (const std::string& id : ids) {
+    const std::string area = id.substr(0, id.find('.')) + ".*";
+    if (std::find(candidates.begin(), candidates.end(), area) == candidates.end()) {
+      candidates.push_back(area);
+    }
+  }
+  std::vector<std::pair<size_t, std::string>> ranked;
+  for (const std::string& candidate : candidates) {
+    size_t best = std::string::npos;
+    for (const std::string& pattern : filter.positive_patterns()) {
+      best = std::min(best, EditDistance(pattern, candidate));
+    }
+    // Only near misses: a few edits, or a third of the pattern's length.
+    const size_t longest = candidate.size();
+    if (best <= std::max<size_t>(3, longest / 3)) ranked.emplace_back(best, candidate);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> suggestions;
+  for (size_t i = 0; i < ranked.size() && i < count; ++i) suggestions.push_back(ranked[i].second);
+  return suggestions;
+}
+
 }  // namespace sectl::conform

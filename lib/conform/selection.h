@@ -42,6 +42,9 @@ class CheckFilter {
   // Parse(text()) gives an equal filter.
   std::string text() const;
 
+  // The globs that select, e.g. {"memcpy.*", "registration.*"}.
+  const std::vector<std::string>& positive_patterns() const { return positive_; }
+
  private:
   std::vector<std::string> positive_{"*"};
   std::vector<std::string> negative_;
@@ -88,6 +91,12 @@ struct PlannedRun {
 //     a check are adjacent.
 std::vector<PlannedRun> PlanRuns(const std::vector<std::string>& ids,
                                  const SelectionOptions& options);
+
+// For a filter that selects none of `ids`: up to `count` selections the user
+// probably meant, closest first. `memcpy` (a typo for `memcpy.*`) suggests
+// `memcpy.*`; a misspelt id suggests the ids within a few edits of it.
+std::vector<std::string> SuggestSelections(const CheckFilter& filter,
+                                           const std::vector<std::string>& ids, size_t count);
 
 // A fresh seed for `--shuffle` without `--seed`. The runner prints it so a
 // failing order can be reproduced with `--seed`.
