@@ -7,6 +7,8 @@
 #include <charconv>
 #include <random>
 
+#include "base/edit_distance.h"
+
 namespace sectl::conform {
 namespace {
 
@@ -180,26 +182,6 @@ uint64_t RandomSeed() {
   std::random_device device;  // 32 bits a draw
   return (static_cast<uint64_t>(device()) << 32) | device();
 }
-
-namespace {
-
-// Levenshtein distance: edits (insert, delete, substitute) from `a` to `b`.
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
 
 std::vector<std::string> SuggestSelections(const CheckFilter& filter,
                                            const std::vector<std::string>& ids, size_t count) {
