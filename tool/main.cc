@@ -16,6 +16,7 @@
 #include "isolation/supervisor.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tool/bench_command.h"
+#include "tool/command_words.h"
 #include "tool/conform_command.h"
 #include "tool/exit_codes.h"
 #include "tool/probe_command.h"
@@ -41,9 +42,11 @@ std::string VersionText() {
                      SECTL_VERSION, SE_MAJOR, SE_MINOR, SE_PATCH, fmt::join(generations, ", "));
 }
 
-// One line naming the problem, then where to look.
+// One line naming the problem, then where to look: the --help of the
+// command whose flags were wrong.
 std::string UsageFailure(const CLI::App* app, const CLI::Error& error) {
-  return fmt::format("sectl: error: {} (see '{} --help')\n", error.what(), app->get_name());
+  return fmt::format("sectl: error: {} (see '{} --help')\n", error.what(),
+                     sectl::tool::CommandReached(*app));
 }
 
 int Main(int argc, char** argv) {
@@ -74,8 +77,16 @@ int Main(int argc, char** argv) {
   sectl::tool::ValidateCommandOptions validate_options;
   const auto validate = sectl::tool::AddValidateCommand(app, validate_options);
 
+  // `sectl help ...`, and a command word that names no command.
+  const auto words = sectl::tool::ReadCommandWords(app, {argv + 1, argv + argc});
+  if (words.error) {
+    std::fprintf(stderr, "sectl: error: %s\n", words.error->c_str());
+    return kExitUsageOrInternal;
+  }
   try {
-    app.parse(argc, argv);
+    // CLI11 takes a vector of arguments in reverse order.
+    std::vector<std::string> reversed(words.arguments.rbegin(), words.arguments.rend());
+    app.parse(reversed);
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? kExitSuccess : kExitUsageOrInternal;
   }
