@@ -208,5 +208,21 @@ TEST(BenchUsageTest, BadInputIsAOneLineErrorWithExitStatus2) {
   }
 }
 
+// An unknown choice says which choices there are.
+TEST(BenchUsageTest, AnUnknownChoiceListsTheValidOnes) {
+  struct Case {
+    std::vector<std::string> command;
+    std::string valid;
+  };
+  for (const Case& bad :
+       {Case{{"bench", "memcpy", "--direction", "sideways"}, "give h2d, d2h, d2d"},
+        Case{{"bench", "memcpy", "--host-memory", "cached"}, "give pinned, pageable, both or auto"},
+        Case{{"bench", "memcpy", "--mode", "eager"}, "give async, sync or both"}}) {
+    const auto result = RunSectl(bad.command);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find(bad.valid), std::string::npos) << result.err;
+  }
+}
+
 }  // namespace
 }  // namespace sectl::testing

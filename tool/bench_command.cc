@@ -72,9 +72,11 @@ void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
                    "No progress bar (it is drawn only when stderr is a terminal anyway)");
 }
 
+// `text`, a comma-separated list of values `parse` knows, or "all"/"both".
+// An unknown value is an error that says which values there are (`valid`).
 template <typename T, typename Parse>
 Expected<std::vector<T>> ParseChoices(const std::string& text, std::string_view flag,
-                                      std::vector<T> all, Parse parse) {
+                                      std::string_view valid, std::vector<T> all, Parse parse) {
   if (text == "all" || text == "both") return all;
   std::vector<T> chosen;
   std::string_view rest = text;
@@ -84,7 +86,7 @@ Expected<std::vector<T>> ParseChoices(const std::string& text, std::string_view 
     const auto value = parse(name);
     if (!value) {
       return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("{} {}: unknown value \"{}\"", flag, text, name));
+                  fmt::format("{} {}: unknown value \"{}\"; give {}", flag, text, name, valid));
     }
     chosen.push_back(*value);
     if (comma == std::string_view::npos) break;
@@ -99,13 +101,13 @@ Expected<bench::MemcpyBenchOptions> MemcpyOptions(const BenchCommandOptions& opt
   if (!sizes) return tl::unexpected(sizes.error().WithContext("--sizes"));
   memcpy.sizes = std::move(*sizes);
   auto directions = ParseChoices<bench::Direction>(
-      options.directions, "--direction",
+      options.directions, "--direction", "h2d, d2h, d2d, a comma-separated list of them, or all",
       {std::begin(bench::kAllDirections), std::end(bench::kAllDirections)}, bench::ParseDirection);
   if (!directions) return tl::unexpected(directions.error());
   memcpy.directions = std::move(*directions);
   if (options.host_memory != "auto") {
     auto memories = ParseChoices<bench::HostMemory>(
-        options.host_memory, "--host-memory",
+        options.host_memory, "--host-memory", "pinned, pageable, both or auto",
         {bench::HostMemory::kPinned, bench::HostMemory::kPageable},
         [](std::string_view name) -> std::optional<bench::HostMemory> {
           auto memory = bench::ParseHostMemory(name);
@@ -115,7 +117,7 @@ Expected<bench::MemcpyBenchOptions> MemcpyOptions(const BenchCommandOptions& opt
     if (!memories) return tl::unexpected(memories.error());
     memcpy.host_memories = std::move(*memories);
   }
-  auto modes = ParseChoices<bench::CopyMode>(options.mode, "--mode",
+  auto modes = ParseChoices<bench::CopyMode>(options.mode, "--mode", "async, sync or both",
                                              {bench::CopyMode::kAsync, bench::CopyMode::kSync},
                                              bench::ParseCopyMode);
   if (!modes) return tl::unexpected(modes.error());
