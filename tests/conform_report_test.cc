@@ -247,15 +247,19 @@ TEST(ConformTable, ShowsThroughputBeforeTheVerdict) {
 TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
   const std::string text = ConformReportToJson(SampleReport());
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 3,\n  \"kind\": \"sectl.conform\",\n", 0), 0u);
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 4,\n  \"kind\": \"sectl.conform\",\n  "
+                       "\"verdict\": \"not_conformant\",\n",
+                       0),
+            0u);
   const auto document = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
   for (const auto& item : document.items()) keys.push_back(item.key());
   EXPECT_EQ(keys,
-            (std::vector<std::string>{"schema_version", "kind", "tool", "plugin", "host",
-                                      "command_line", "confinement", "started_at", "duration_s",
-                                      "profile", "tf_version", "load_error", "interrupted",
-                                      "summary", "root_causes", "results", "throughput"}));
+            (std::vector<std::string>{
+                "schema_version", "kind",         "verdict",     "tool",        "plugin",
+                "host",           "command_line", "confinement", "started_at",  "duration_s",
+                "profile",        "tf_version",   "load_error",  "interrupted", "summary",
+                "root_causes",    "results",      "throughput",  "selection",   "missing_shards"}));
   EXPECT_TRUE(document["load_error"].is_null());
   EXPECT_TRUE(document["interrupted"].is_null());
   EXPECT_EQ(document["results"][0]["baseline"], "");
@@ -267,7 +271,10 @@ TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
 TEST(ConformJson, ValidatesAgainstThePublishedSchema) {
   ConformReport not_loaded = EmptyReport();
   not_loaded.load_error = "dlopen: undefined symbol: TF_NewStatus";
-  for (const ConformReport& report : {SampleReport(), not_loaded}) {
+  ConformReport merged_with_a_gap = SampleReport();
+  merged_with_a_gap.selection = RunSelection{.filter = "*-compat.*", .seed = 42};
+  merged_with_a_gap.missing_shards = {"1/2"};
+  for (const ConformReport& report : {SampleReport(), not_loaded, merged_with_a_gap}) {
     const CommandResult result = ValidateAgainstSchema(ConformReportToJson(report));
     EXPECT_EQ(result.exit_code, 0) << result.err;
   }
@@ -283,15 +290,19 @@ TEST(ConformJson, SchemaRejectsDrift) {
   ExpectRejectedBySchema(unknown_key);
 
   json extra_top_level = SampleJson();
-  extra_top_level["verdict"] = "conformant";
+  extra_top_level["colour"] = "green";
   ExpectRejectedBySchema(extra_top_level);
+
+  json unknown_verdict = SampleJson();
+  unknown_verdict["verdict"] = "passed";
+  ExpectRejectedBySchema(unknown_verdict);
 
   json missing = SampleJson();
   missing.erase("summary");
   ExpectRejectedBySchema(missing);
 
   json newer = SampleJson();
-  newer["schema_version"] = 4;
+  newer["schema_version"] = 5;
   ExpectRejectedBySchema(newer);
 
   json unblamed = SampleJson();
@@ -314,10 +325,10 @@ TEST(ConformJson, RefusesAnotherKindOfReport) {
 
 TEST(ConformJson, NamesTheSchemaVersionFoundAndSupported) {
   json newer = SampleJson();
-  newer["schema_version"] = 4;
+  newer["schema_version"] = 5;
   const std::string error = FromJsonError(newer.dump());
-  EXPECT_TRUE(Contains(error, "schema_version 4")) << error;
-  EXPECT_TRUE(Contains(error, "reads schema_version 1 to 3")) << error;
+  EXPECT_TRUE(Contains(error, "schema_version 5")) << error;
+  EXPECT_TRUE(Contains(error, "reads schema_version 1 to 4")) << error;
 }
 
 // Version 1 had no blocked status, root causes or culprits; such reports
@@ -728,8 +739,8 @@ TEST(MergeReports, RefusesReportsOfDifferentPlugins) {
 
 TEST(MergeReports, RefusesDifferentRules) {
   std::vector<ConformReport> versions = TwoShards();
-  versions[1].schema_version = 4;
-  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (3 vs 4)"));
+  versions[1].schema_version = 3;
+  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (4 vs 3)"));
 
   std::vector<ConformReport> profiles = TwoShards();
   profiles[1].profile = "tvm-device-api";
@@ -749,6 +760,68 @@ TEST(MergeReports, RefusesOverlappingShards) {
 }
 
 TEST(MergeReports, RefusesNothing) { EXPECT_EQ(MergeError({}), "no reports to merge"); }
+
+// TwoShards as `--shard 0/N` and `--shard 1/N` of one run.
+std::vector<ConformReport> ShardsOf(int count) {
+  std::vector<ConformReport> shards = TwoShards();
+  for (int index = 0; index < 2; ++index) {
+    shards[index].selection = RunSelection{.shard_index = index, .shard_count = count};
+  }
+  return shards;
+}
+
+TEST(MergeReports, NamesTheShardsNotGiven) {
+  std::vector<ConformReport> one_of_two = ShardsOf(2);
+  one_of_two.pop_back();
+  one_of_two[0].results = PassingReport().results;
+  one_of_two[0].summary = Summarize(one_of_two[0].results);
+  const Expected<ConformReport> merged = MergeReports(one_of_two);
+  ASSERT_TRUE(merged) << merged.error().message();
+  EXPECT_EQ(merged->missing_shards, std::vector<std::string>{"1/2"});
+  EXPECT_EQ(JudgeReport(*merged), Verdict::kIncomplete);
+  EXPECT_FALSE(IsConformant(*merged));
+  const std::string table = RenderConformTable(*merged, {});
+  EXPECT_TRUE(Contains(table, "INCOMPLETE (shard 1/2 missing: not judged)")) << table;
+  EXPECT_EQ(json::parse(ConformReportToJson(*merged))["verdict"], "incomplete");
+
+  const Expected<ConformReport> two_of_three = MergeReports(ShardsOf(3));
+  ASSERT_TRUE(two_of_three) << two_of_three.error().message();
+  EXPECT_EQ(two_of_three->missing_shards, std::vector<std::string>{"2/3"});
+
+  const Expected<ConformReport> whole = MergeReports(ShardsOf(2));
+  ASSERT_TRUE(whole) << whole.error().message();
+  EXPECT_TRUE(whole->missing_shards.empty());
+  EXPECT_EQ(whole->selection->shard_count, 1);
+}
+
+TEST(MergeReports, RefusesShardsOfDifferentRunsOrOneShardTwice) {
+  std::vector<ConformReport> counts = ShardsOf(2);
+  counts[1].selection->shard_count = 3;
+  EXPECT_TRUE(Contains(MergeError(counts), "differently sharded runs")) << MergeError(counts);
+  std::vector<ConformReport> twice = ShardsOf(2);
+  twice[1].selection->shard_index = 0;
+  EXPECT_EQ(MergeError(twice), "shard 0/2 is given twice");
+}
+
+TEST(ConformJson, KeepsTheSelectionAndItsSeed) {
+  ConformReport report = PassingReport();
+  report.selection = RunSelection{.filter = "memcpy.*",
+                                  .shard_index = 1,
+                                  .shard_count = 4,
+                                  .repeat = 3,
+                                  .seed = uint64_t{18446744073709551615u}};
+  const std::string text = ConformReportToJson(report);
+  const json document = json::parse(text);
+  EXPECT_EQ(document["selection"]["seed"].get<uint64_t>(), 18446744073709551615u);
+  EXPECT_EQ(document["selection"]["shuffle"], true);
+  EXPECT_EQ(document["verdict"], "conformant");
+  const Expected<ConformReport> read = ConformReportFromJson(text);
+  ASSERT_TRUE(read) << read.error().message();
+  ASSERT_TRUE(read->selection);
+  EXPECT_EQ(read->selection->seed, report.selection->seed);
+  EXPECT_EQ(read->selection->shard_count, 4);
+  EXPECT_EQ(read->selection->filter, "memcpy.*");
+}
 
 }  // namespace
 }  // namespace sectl::report

@@ -9,6 +9,7 @@
 #include "conform/check_runner.h"
 #include "conform/throughput.h"
 #include "conform/tvm_preflight.h"
+#include "conform/tvm_runtime_preflight.h"
 #include "isolation/child_process.h"
 #include "isolation/interruption.h"
 #include "isolation/sandbox.h"
@@ -75,6 +76,12 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
   report.started_at = IsoTimestamp(started);
   report.profile = options.profile;
   report.tf_version = std::string(options.settings.generation.id);
+  report.selection = report::RunSelection{
+      .filter = options.selection.filter.text(),
+      .shard_index = options.selection.shard.index,
+      .shard_count = options.selection.shard.total,
+      .repeat = options.selection.repeat,
+      .seed = options.selection.shuffle ? std::optional(options.selection.seed) : std::nullopt};
   std::error_code ignored;
   report.plugin.path = std::filesystem::absolute(options.settings.plugin_path, ignored).string();
   report.plugin.entry = "SE_InitPlugin";
@@ -92,6 +99,13 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
     report.plugin.entry =
         tvm_facts ? fmt::format("TVMDevice{}*", tvm_facts->devices.device) : "TVMDevice*";
     facts = TvmFactsAsPluginFacts(tvm_facts);
+  } else if (options.settings.abi == loader::PluginAbi::kTvmRuntime) {
+    facts = PreflightTvmRuntime(options.settings, options.timeout, options.isolate,
+                                options.confinement);
+    if (!facts && facts.error().code() == ErrorCode::kInvalidArgument) {
+      return tl::unexpected(facts.error());  // the device under test is absent
+    }
+    report.plugin.entry = "runtime.GetDeviceAttr, TVMDevice*DataSpace, TVMStream*";
   } else {
     facts = Preflight(options.settings, options.timeout, options.isolate, options.confinement);
   }

@@ -185,6 +185,32 @@ OrderedJson ThroughputToJson(const std::optional<Throughput>& throughput) {
           {"results", std::move(results)}};
 }
 
+OrderedJson SelectionToJson(const std::optional<RunSelection>& selection) {
+  if (!selection) return nullptr;
+  return {{"filter", selection->filter},
+          {"shard", {{"index", selection->shard_index}, {"count", selection->shard_count}}},
+          {"repeat", selection->repeat},
+          {"shuffle", selection->seed.has_value()},
+          {"seed", selection->seed ? OrderedJson(*selection->seed) : OrderedJson(nullptr)}};
+}
+
+RunSelection ReadSelection(JsonReader in) {
+  RunSelection selection;
+  in.String("filter", selection.filter);
+  JsonReader shard = in.Object("shard");
+  shard.Count("index", selection.shard_index);
+  shard.Count("count", selection.shard_count);
+  in.Count("repeat", selection.repeat);
+  bool shuffle = false;
+  in.Bool("shuffle", shuffle);
+  if (shuffle) {
+    uint64_t seed = 0;
+    in.Count("seed", seed);
+    selection.seed = seed;
+  }
+  return selection;
+}
+
 // The header comes first: a document of another kind or version is refused
 // as such, rather than for the first member it happens to lack.
 Expected<void> CheckHeader(JsonReader& in) {
@@ -237,6 +263,12 @@ ConformReport ReadReport(JsonReader& in) {
   if (auto throughput = in.OptionalObject("throughput")) {
     report.throughput = ReadThroughput(*throughput);
   }
+  // "selection" and "missing_shards" came with schema_version 4; "verdict"
+  // too, but it is judged again from what was read rather than trusted.
+  if (auto selection = in.OptionalObject("selection")) {
+    report.selection = ReadSelection(*selection);
+  }
+  if (in.Has("missing_shards")) in.StringList("missing_shards", report.missing_shards);
   return report;
 }
 
@@ -269,8 +301,10 @@ std::string ConformReportToJson(const ConformReport& report) {
                         {"abi_vintage", report.plugin.abi_vintage}};
   if (report.plugin.device_count) plugin["device_count"] = *report.plugin.device_count;
   const OrderedJson document = {
-      {"schema_version", report.schema_version},
+      // Whatever version it was read from, the document written follows this one.
+      {"schema_version", kConformSchemaVersion},
       {"kind", std::string(kKind)},
+      {"verdict", VerdictName(JudgeReport(report))},
       {"tool", {{"name", report.tool.name}, {"version", report.tool.version}}},
       {"plugin", plugin},
       {"host", HostInfoToJson(report.host)},
@@ -285,7 +319,9 @@ std::string ConformReportToJson(const ConformReport& report) {
       {"summary", SummaryToJson(report.summary)},
       {"root_causes", RootCausesToJson(report.root_causes)},
       {"results", std::move(results)},
-      {"throughput", ThroughputToJson(report.throughput)}};
+      {"throughput", ThroughputToJson(report.throughput)},
+      {"selection", SelectionToJson(report.selection)},
+      {"missing_shards", report.missing_shards}};
   // Plugins print anything, so invalid UTF-8 in a log is replaced rather
   // than thrown about.
   return EncodeJson(document, 2) + "\n";

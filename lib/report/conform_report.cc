@@ -171,15 +171,46 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
   return causes;
 }
 
-bool IsConformant(const ConformReport& report) {
-  // An interrupted run establishes nothing about the checks it did not run.
-  if (report.load_error || report.interrupted) return false;
+std::string_view VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kConformant:
+      return "conformant";
+    case Verdict::kNotConformant:
+      return "not_conformant";
+    case Verdict::kIncomplete:
+      return "incomplete";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+  }
+  return "inconclusive";
+}
+
+int RequiredFailures(const ConformReport& report) {
+  return static_cast<int>(
+      std::count_if(report.results.begin(), report.results.end(), [](const CheckResult& result) {
+        return result.severity == CheckSeverity::kRequired && IsFailureStatus(result.status) &&
+               result.baseline != BaselineVerdict::kExpected;
+      }));
+}
+
+Verdict JudgeReport(const ConformReport& report) {
+  if (report.load_error) return Verdict::kNotConformant;
+  // An interrupted run, or a merge missing shards, establishes nothing
+  // about the checks that did not run; the failures found before are named
+  // beside the verdict.
+  if (report.interrupted || !report.missing_shards.empty()) return Verdict::kIncomplete;
+  if (RequiredFailures(report) > 0) return Verdict::kNotConformant;
   // Nor does a required check that ended in sectl's error: it judged nothing.
-  return std::none_of(report.results.begin(), report.results.end(), [](const CheckResult& r) {
-    return r.severity == CheckSeverity::kRequired &&
-           (IsFailureStatus(r.status) || r.status == CheckStatus::kError) &&
-           r.baseline != BaselineVerdict::kExpected;
-  });
+  const bool sectl_errors =
+      std::any_of(report.results.begin(), report.results.end(), [](const CheckResult& r) {
+        return r.severity == CheckSeverity::kRequired && r.status == CheckStatus::kError &&
+               r.baseline != BaselineVerdict::kExpected;
+      });
+  return sectl_errors ? Verdict::kInconclusive : Verdict::kConformant;
+}
+
+bool IsConformant(const ConformReport& report) {
+  return JudgeReport(report) == Verdict::kConformant;
 }
 
 }  // namespace sectl::report

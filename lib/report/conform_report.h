@@ -16,9 +16,10 @@ namespace sectl::report {
 
 // 2 added the "blocked" status, each result's culprits, blocked_by_checks
 // and severity_reason, and the report's root_causes; 3 added
-// "interrupted" and "confinement". Version 1 and 2 documents are still read (those members
-// are then empty).
-inline constexpr int kConformSchemaVersion = 3;
+// "interrupted" and "confinement"; 4 added "verdict", "selection" and
+// "missing_shards". Older documents are still read (those members are then
+// empty, and the verdict is judged from the results).
+inline constexpr int kConformSchemaVersion = 4;
 inline constexpr int kOldestReadableConformSchemaVersion = 1;
 
 enum class CheckStatus {
@@ -152,7 +153,7 @@ struct ThroughputResult {
   std::string host_memory;  // "pinned", "pageable", "none"
   double median_gbps = 0;   // 10^9 bytes/s
   double ratio_to_ceiling = 0;
-  std::string verification;          // "passed", "failed: ..."
+  std::string verification;          // "passed", "failed: ...", "not verified: ..."
   std::optional<std::string> error;  // the path could not be measured
 };
 
@@ -161,6 +162,18 @@ struct Throughput {
   double ceiling_gbps = 0;  // the host's own memcpy at the same size
   std::vector<ThroughputResult> results;
   std::optional<std::string> error;  // nothing could be measured
+};
+
+// How a run chose its checks (conform's --filter, --shard, --repeat,
+// --shuffle and --seed): what the report covers, the seed that reproduces
+// its order, and the shard count that lets `sectl report` see which shards
+// are missing.
+struct RunSelection {
+  std::string filter = "*";  // canonical form (conform::CheckFilter::text)
+  int shard_index = 0;       // 0-based
+  int shard_count = 1;
+  int repeat = 1;
+  std::optional<uint64_t> seed;  // set when the order was shuffled
 };
 
 struct ConformReport {
@@ -191,11 +204,31 @@ struct ConformReport {
   // Absent with --no-throughput, for other profiles, and when the plugin
   // did not load.
   std::optional<Throughput> throughput;
+  // Absent in reports older than schema_version 4.
+  std::optional<RunSelection> selection;
+  // In a merged report: the run's shards whose reports were not given, as
+  // --shard names them ("1/3", 0-based). Their checks were not judged, so
+  // the report is incomplete.
+  std::vector<std::string> missing_shards;
 };
 
-// 0 when no required check failed, crashed or timed out after the baseline
-// (and the plugin could be loaded, and the run was not interrupted); 1
-// otherwise.
+// What a report concludes, in the order a reader should worry about it.
+enum class Verdict {
+  kConformant,     // no required check failed, crashed or timed out after the baseline
+  kNotConformant,  // one did, or the plugin did not load
+  kIncomplete,     // interrupted, or shards missing, with no failure known before
+  kInconclusive,   // only sectl's errors stand in the way: nothing is known either way
+};
+
+// "conformant", "not_conformant", "incomplete", "inconclusive".
+std::string_view VerdictName(Verdict verdict);
+
+Verdict JudgeReport(const ConformReport& report);
+
+// The required checks that failed, crashed or timed out, after the baseline.
+int RequiredFailures(const ConformReport& report);
+
+// Whether JudgeReport says conformant: exit status 0 of conform and report.
 bool IsConformant(const ConformReport& report);
 
 }  // namespace sectl::report

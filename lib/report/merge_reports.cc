@@ -40,6 +40,47 @@ std::optional<std::string> Conflict(const ConformReport& first, const ConformRep
   return std::nullopt;
 }
 
+// "1/3": a shard as --shard names it.
+std::string ShardName(const RunSelection& selection) {
+  return fmt::format("{}/{}", selection.shard_index, selection.shard_count);
+}
+
+// The shards of a sharded run whose reports are not among `reports`; an
+// error when the reports come from differently split runs or repeat a
+// shard. Reports without a selection (older than schema_version 4) and
+// unsharded ones say nothing about shards.
+Expected<std::vector<std::string>> MissingShards(const std::vector<ConformReport>& reports) {
+  const RunSelection* first = nullptr;
+  std::vector<bool> present;
+  for (const ConformReport& report : reports) {
+    if (!report.selection || report.selection->shard_count <= 1) continue;
+    const RunSelection& selection = *report.selection;
+    if (first == nullptr) {
+      first = &selection;
+      present.assign(static_cast<size_t>(selection.shard_count), false);
+    }
+    if (selection.shard_count != first->shard_count || selection.filter != first->filter) {
+      return Fail(
+          ErrorCode::kInvalidArgument,
+          fmt::format("reports come from differently sharded runs (shard {} of --filter "
+                      "'{}' vs shard {} of --filter '{}')",
+                      ShardName(*first), first->filter, ShardName(selection), selection.filter));
+    }
+    const auto index = static_cast<size_t>(selection.shard_index);
+    if (index >= present.size()) continue;  // not written by sectl; the overlap check decides
+    if (present[index]) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("shard {} is given twice", ShardName(selection)));
+    }
+    present[index] = true;
+  }
+  std::vector<std::string> missing;
+  for (size_t index = 0; index < present.size(); ++index) {
+    if (!present[index]) missing.push_back(fmt::format("{}/{}", index, present.size()));
+  }
+  return missing;
+}
+
 // A result and the report it came from (1-based, as a person counts), so
 // that an overlap can say where both copies are.
 struct Sourced {
@@ -123,6 +164,8 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
       return Fail(ErrorCode::kInvalidArgument, *std::move(conflict));
     }
   }
+  Expected<std::vector<std::string>> missing_shards = MissingShards(reports);
+  if (!missing_shards) return tl::unexpected(missing_shards.error());
   std::string started_at = EarliestStart(reports);
   const double duration_s = LongestDuration(reports);
   std::optional<std::string> load_error = FirstLoadError(reports);
@@ -142,6 +185,12 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
   merged.load_error = std::move(load_error);
   merged.throughput = std::move(throughput);
   merged.interrupted = std::move(interrupted);
+  merged.missing_shards = *std::move(missing_shards);
+  // The merged report covers the whole run, not the first shard.
+  if (merged.selection) {
+    merged.selection->shard_index = 0;
+    merged.selection->shard_count = 1;
+  }
   merged.summary = Summarize(merged.results);
   merged.root_causes = SummarizeRootCauses(merged.results);
   return merged;

@@ -14,7 +14,10 @@ namespace sectl::report {
 // plugin (by SHA-256) by the same rules (schema version, profile, TensorFlow
 // version), and no result may be in two of them; otherwise an error names the
 // conflict. The rest comes from the first report, except the earliest start,
-// the longest duration, and a load error if any report has one.
+// the longest duration, and a load error if any report has one. Shards of a
+// sharded run that are not among `reports` are named in missing_shards,
+// which leaves the merged report incomplete; reports of differently
+// sharded runs, or one shard given twice, are an error.
 Expected<ConformReport> MergeReports(std::vector<ConformReport> reports);
 
 }  // namespace sectl::report
