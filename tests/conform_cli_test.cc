@@ -98,7 +98,7 @@ TEST(Conform, BothReferencePluginsPassEverything) {
         Conform(name == "sectl_cpu" ? std::vector<std::string>{}
                                     : std::vector<std::string>{ReferencePlugin(name)},
                 0);
-    EXPECT_EQ(report["schema_version"], 3);
+    EXPECT_EQ(report["schema_version"], 4);
     EXPECT_TRUE(report["load_error"].is_null());
     EXPECT_GE(report["results"].size(), 4u);
     std::map<std::string, std::string> skipped;
@@ -266,6 +266,10 @@ TEST(Conform, RepeatAndShuffleAreReproducible) {
                            std::to_string(second["results"][i]["repetition"].get<int>()));
   }
   EXPECT_EQ(order_first, order_second);
+  // The report records the seed that reproduces its order.
+  EXPECT_EQ(first["selection"]["seed"], 42);
+  EXPECT_EQ(first["selection"]["repeat"], 3);
+  EXPECT_EQ(first["verdict"], "conformant");
   const json once = Conform({}, 0);
   EXPECT_EQ(first["summary"]["pass"], 3 * once["summary"]["pass"].get<int>());
 }
@@ -279,6 +283,8 @@ TEST(Conform, ListsChecksAsTableAndJson) {
   ASSERT_TRUE(checks.is_array());
   for (const json& check : checks) {
     EXPECT_TRUE(check.contains("id") && check.contains("severity") && check.contains("source"));
+    // Where the check is declared, the same on every machine.
+    EXPECT_EQ(check["source"].get<std::string>().rfind("checks/", 0), 0u) << check["source"];
   }
 }
 
@@ -350,6 +356,15 @@ TEST_F(ConformTest, ReportMergesShardsAndRefusesMixedPlugins) {
   const CommandResult table = RunSectl({"report", shards[0], shards[1]});
   EXPECT_NE(table.out.find("memcpy.dtoh"), std::string::npos);
 
+  // One shard of two is not the whole run: incomplete, naming the missing one.
+  const CommandResult half = RunSectl({"report", shards[1], "--report", "json"});
+  EXPECT_EQ(half.exit_code, 1) << half.err;
+  EXPECT_EQ(json::parse(half.out)["verdict"], "incomplete");
+  EXPECT_EQ(json::parse(half.out)["missing_shards"], json::array({"0/2"}));
+  const CommandResult half_table = RunSectl({"report", shards[1]});
+  EXPECT_NE(half_table.out.find("INCOMPLETE (shard 0/2 missing"), std::string::npos)
+      << half_table.out;
+
   const std::string other = PathOf("other.json");
   (void)RunSectl({"conform", "--report", "json", "-o", other});
   const CommandResult mixed = RunSectl({"report", shards[0], other});
@@ -375,6 +390,41 @@ TEST(Conform, UsageErrorsExitTwo) {
     EXPECT_EQ(result.exit_code, 2) << arguments[1] << ": " << result.err;
     EXPECT_EQ(result.err.rfind("sectl: error: ", 0), 0u) << result.err;
   }
+}
+
+// A path that names no shared library is the user's mistake, not a failing
+// plugin: exit 2 with one line, before any report begins.
+TEST(Conform, APathThatNamesNoSharedLibraryIsAUsageError) {
+  const auto text_file = std::filesystem::temp_directory_path() /
+                         ("sectl_not_a_plugin_" + std::to_string(::getpid()) + ".so");
+  std::ofstream(text_file) << "not a plugin\n";
+  struct Case {
+    std::string path;
+    std::string cause;
+  };
+  for (const Case& mistake : {Case{"/nonexistent/plugin.so", "no such file"},
+                              Case{SECTL_PLUGIN_DIR, "is a directory"},
+                              Case{"/bin/ls", "a position-independent executable"},
+                              Case{text_file.string(), "not an ELF file"}}) {
+    for (const std::vector<std::string>& command :
+         {std::vector<std::string>{"conform", mistake.path},
+          std::vector<std::string>{"probe", mistake.path},
+          std::vector<std::string>{"bench", "latency", mistake.path}}) {
+      const CommandResult result = RunSectl(command);
+      EXPECT_EQ(result.exit_code, 2) << command[0] << " " << mistake.path << ": " << result.err;
+      EXPECT_EQ(result.err.rfind("sectl: error: " + mistake.path + ": ", 0), 0u) << result.err;
+      EXPECT_NE(result.err.find(mistake.cause), std::string::npos) << result.err;
+      EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+      EXPECT_TRUE(result.out.empty()) << result.out;
+    }
+  }
+  std::filesystem::remove(text_file);
+}
+
+TEST(Conform, ASeedWithoutShuffleIsRefused) {
+  const CommandResult result = RunSectl({"conform", "--seed", "7"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--shuffle"), std::string::npos) << result.err;
 }
 
 // GoogleTest's convention: a filter that selects nothing is an error, so a

@@ -12,8 +12,14 @@
 namespace sectl::loader {
 namespace {
 
+// A file that could be a plugin but is broken (truncated, for another machine).
 Error Rejected(const std::string& path, std::string reason) {
   return Error(ErrorCode::kFailedPrecondition, fmt::format("{}: {}", path, reason));
+}
+
+// A path that names no shared library at all: the wrong file was named.
+Error NotASharedLibrary(const std::string& path, std::string reason) {
+  return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", path, reason));
 }
 
 // What a non-ELF file most likely is, for a more helpful message.
@@ -83,7 +89,37 @@ Expected<void> CheckTablesInsideFile(const std::string& path, const std::vector<
   return {};
 }
 
+// Whether an ET_DYN file is a program rather than a library: /bin/ls and
+// every PIE program is ET_DYN too. glibc (2.30 and later) refuses to dlopen
+// a file whose dynamic section has DF_1_PIE in DT_FLAGS_1, so this asks the
+// same question. Called after CheckTablesInsideFile, so the program headers
+// lie inside the file.
+bool IsPositionIndependentExecutable(const std::string& path, const Elf64_Ehdr& header) {
+  std::ifstream file(path, std::ios::binary);
+  for (uint16_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    file.seekg(static_cast<std::streamoff>(header.e_phoff + uint64_t{i} * header.e_phentsize));
+    if (!file.read(reinterpret_cast<char*>(&segment), sizeof(segment))) return false;
+    if (segment.p_type != PT_DYNAMIC) continue;
+    file.seekg(static_cast<std::streamoff>(segment.p_offset));
+    for (uint64_t read = 0; read + sizeof(Elf64_Dyn) <= segment.p_filesz;
+         read += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn entry{};
+      if (!file.read(reinterpret_cast<char*>(&entry), sizeof(entry))) return false;
+      if (entry.d_tag == DT_NULL) return false;
+      if (entry.d_tag == DT_FLAGS_1) return (entry.d_un.d_val & DF_1_PIE) != 0;
+    }
+    return false;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool NamesNoSharedLibrary(const Error& error) {
+  // Nothing there (kNotFound), or something that is no shared library.
+  return error.code() == ErrorCode::kNotFound || error.code() == ErrorCode::kInvalidArgument;
+}
 
 std::string MachineName(uint16_t machine) {
   switch (machine) {
@@ -135,8 +171,10 @@ Expected<ElfIdentity> InspectPluginFile(const std::string& path) {
     return Fail(ErrorCode::kIoError, fmt::format("{}: {}", path, std::strerror(errno)));
   }
   if (S_ISDIR(info.st_mode))
-    return tl::unexpected(Rejected(path, "is a directory, not a plugin file"));
-  if (!S_ISREG(info.st_mode)) return tl::unexpected(Rejected(path, "is not a regular file"));
+    return tl::unexpected(NotASharedLibrary(path, "is a directory, not a plugin file"));
+  if (!S_ISREG(info.st_mode)) {
+    return tl::unexpected(NotASharedLibrary(path, "is not a regular file"));
+  }
 
   std::ifstream file(path, std::ios::binary);
   if (!file) return Fail(ErrorCode::kIoError, fmt::format("{}: {}", path, std::strerror(errno)));
@@ -147,7 +185,7 @@ Expected<ElfIdentity> InspectPluginFile(const std::string& path) {
   ElfIdentity identity;
   identity.file_size = static_cast<uint64_t>(info.st_size);
   if (bytes.size() < SELFMAG || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) {
-    return tl::unexpected(Rejected(path, DescribeNonElf(bytes)));
+    return tl::unexpected(NotASharedLibrary(path, DescribeNonElf(bytes)));
   }
   if (bytes.size() < EI_NIDENT) {
     return tl::unexpected(Rejected(
@@ -186,9 +224,15 @@ Expected<ElfIdentity> InspectPluginFile(const std::string& path) {
     if (!identity.little_endian) built_for += " (big-endian)";
     return tl::unexpected(Rejected(path, fmt::format("built for {}, this is {}", built_for, host)));
   }
-  if (type != ET_DYN) return tl::unexpected(Rejected(path, DescribeType(type)));
+  if (type != ET_DYN) return tl::unexpected(NotASharedLibrary(path, DescribeType(type)));
   auto tables = CheckTablesInsideFile<Elf64_Ehdr, Elf64_Phdr>(path, bytes, identity.file_size);
   if (!tables) return tl::unexpected(tables.error());
+  if (IsPositionIndependentExecutable(path, ReadHeader<Elf64_Ehdr>(bytes))) {
+    return tl::unexpected(
+        NotASharedLibrary(path,
+                          "a position-independent executable, not a shared library (glibc's dlopen "
+                          "refuses those; build the plugin with -shared -fPIC)"));
+  }
   return identity;
 }
 

@@ -27,7 +27,13 @@ uint16_t HostMachine();
 // Checks that `path` is a readable ELF shared library for this machine, whole
 // (not truncated). The error says in one line what is wrong: no such file, a
 // directory, not ELF, truncated, wrong class, wrong machine, not a shared
-// library.
+// library (an executable, PIE programs such as /bin/ls included).
 Expected<ElfIdentity> InspectPluginFile(const std::string& path);
+
+// Whether an error of InspectPluginFile says that the path names no shared
+// library at all (nothing there, a directory, a script, an executable, an
+// object file): the wrong file was named. A truncated library or one built
+// for another machine is a broken plugin instead.
+bool NamesNoSharedLibrary(const Error& error);
 
 }  // namespace sectl::loader

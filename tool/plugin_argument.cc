@@ -1,0 +1,19 @@
+#include "tool/plugin_argument.h"
+
+#include "loader/elf_identity.h"
+#include "loader/plugin_library.h"
+#include "tool/bundled_plugin.h"
+
+namespace sectl::tool {
+
+Expected<std::string> ChoosePluginPath(const std::string& argument, std::string_view bundled_name) {
+  if (argument.empty()) return BundledPluginPath(std::string(bundled_name));
+  std::string path = loader::PluginPathFromArgument(argument);
+  if (auto file = loader::InspectPluginFile(path);
+      !file && loader::NamesNoSharedLibrary(file.error())) {
+    return Fail(ErrorCode::kInvalidArgument, file.error().message());
+  }
+  return path;
+}
+
+}  // namespace sectl::tool

@@ -1,0 +1,24 @@
+// The plugin a command runs on: the file named on the command line, or the
+// bundled reference plugin when none is named.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/error.h"
+
+namespace sectl::tool {
+
+// The path of the plugin `argument` names ("x.so" is a file in the current
+// directory, as dlopen would not take it), or of bundled plugin
+// `bundled_name` when `argument` is empty.
+//
+// An argument that names no shared library at all (nothing there, a
+// directory, a script, an executable, an object file) is an error with code
+// kInvalidArgument: the user named the wrong file, which commands report as
+// a usage error (exit 2) before any report begins. A shared library that is
+// broken (truncated, built for another machine, failing to load) is the
+// plugin's problem, and the command diagnoses it as before.
+Expected<std::string> ChoosePluginPath(const std::string& argument, std::string_view bundled_name);
+
+}  // namespace sectl::tool
