@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/atomic_file.h"
 #include "isolation/interruption.h"
 #include "report/conform_json.h"
 #include "report/conform_junit.h"
@@ -13,6 +14,7 @@
 #include "report/merge_reports.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
+#include "tool/html_report.h"
 #include "tool/report_output.h"
 
 namespace sectl::tool {
@@ -39,14 +41,22 @@ CLI::App* AddReportCommand(CLI::App& app, ReportCommandOptions& options) {
       ->required()
       ->check(CLI::ExistingFile);
   report->add_option("--report", options.format, "Output format")
-      ->check(CLI::IsMember({"table", "json", "junit"}))
+      ->check(CLI::IsMember({"table", "json", "junit", "html"}))
       ->capture_default_str();
   report->add_option("-o,--output", options.output, "Write to FILE (atomically)");
-  report->add_flag("-v,--verbose", options.verbose, "Show every result's message in the table");
+  report->add_option("--html", options.html_output,
+                     "Also write the report as one self-contained HTML page to FILE");
+  report->add_flag("-v,--verbose", options.verbose,
+                   "Show every result's message in the table, repeated findings unfolded");
+  AddQuietFlag(*report, options.output_flags);
+  AddColorFlag(*report, options.output_flags);
   return report;
 }
 
 int RunReportCommand(const ReportCommandOptions& options) {
+  if (auto html = CheckReportDestination(options.html_output, "--html"); !html) {
+    return ReportUsageError(html.error().message());
+  }
   std::vector<report::ConformReport> reports;
   for (const auto& path : options.inputs) {
     auto parsed = ReadReport(path);
@@ -58,18 +68,27 @@ int RunReportCommand(const ReportCommandOptions& options) {
   // Reading runs no plugin: a signal that came meanwhile stops it here.
   if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
 
-  const bool to_terminal = options.output.empty() || options.output == "-";
   std::string text;
   if (options.format == "json") {
     text = report::ConformReportToJson(*merged);
   } else if (options.format == "junit") {
     text = report::RenderConformJunit(*merged);
+  } else if (options.format == "html") {
+    text = RenderConformHtmlWithExplanations(*merged);
   } else {
-    text = report::RenderConformTable(
-        *merged, {.color = to_terminal && StdoutWantsColor(), .verbose = options.verbose});
+    const TableLayout layout = ChooseTableLayout(options.output_flags, options.output);
+    text = report::RenderConformTable(*merged, {.color = layout.color,
+                                                .verbose = options.verbose,
+                                                .quiet = options.output_flags.quiet,
+                                                .width = layout.width});
   }
   if (auto written = WriteReport(options.output, text); !written) {
     return ReportUsageError(written.error().message());
+  }
+  if (!options.html_output.empty()) {
+    auto html =
+        WriteFileAtomically(options.html_output, RenderConformHtmlWithExplanations(*merged));
+    if (!html) return ReportUsageError(html.error().message());
   }
   return report::IsConformant(*merged) ? kExitSuccess : kExitPluginProblem;
 }

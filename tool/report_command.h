@@ -6,13 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "tool/output_flags.h"
+
 namespace sectl::tool {
 
 struct ReportCommandOptions {
   std::vector<std::string> inputs;
   std::string format = "table";
   std::string output;
+  std::string html_output;  // --html
   bool verbose = false;
+  OutputFlags output_flags;  // --color, --quiet
 };
 
 CLI::App* AddReportCommand(CLI::App& app, ReportCommandOptions& options);

@@ -1,6 +1,7 @@
 // The bench report for people: `sectl bench --report table`, the default.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "bench/bench_report.h"
@@ -15,6 +16,15 @@ namespace sectl::bench {
 // A legend explains the markers that appear.
 //
 // A latency report: one row per operation with median and p95 in ns.
-std::string RenderBenchTable(const BenchReport& report);
+struct BenchTableStyle {
+  bool color = false;  // ANSI colours for block titles and markers
+  // Columns to fit: long lines wrap with a hanging indent, and the bars
+  // take the room the numbers leave, or go under the block when the
+  // numbers take more than half the line. 0: no wrapping, bars of a fixed
+  // length beside the numbers (a pipe or a file).
+  size_t width = 0;
+};
+
+std::string RenderBenchTable(const BenchReport& report, const BenchTableStyle& style = {});
 
 }  // namespace sectl::bench

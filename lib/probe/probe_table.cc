@@ -5,11 +5,14 @@
 #include <algorithm>
 
 #include "base/text.h"
+#include "base/text_layout.h"
 
 namespace sectl::probe {
 namespace {
 
 constexpr int kKeyWidth = 30;
+constexpr size_t kValueColumn = 2 + kKeyWidth + 1;  // where a row's value starts
+constexpr size_t kFindingTextColumn = 2 + 8;        // after "  warning "
 
 std::string FormatBytes(int64_t bytes) {
   constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -39,11 +42,18 @@ class Writer {
     text_ += Bold(title) + "\n";
   }
   // Values may hold plugin text (names, messages): escaped, so a plugin
-  // cannot drive the terminal.
+  // cannot drive the terminal. A long value (a list of attributes, a
+  // message) wraps in its column.
   void Row(std::string_view key, std::string_view value) {
-    text_ += fmt::format("  {:<{}} {}\n", key, kKeyWidth, EscapeControlCharacters(value));
+    text_ += WrapLine(fmt::format("  {:<{}} {}", key, kKeyWidth, EscapeControlCharacters(value)),
+                      style_.width, kValueColumn);
+    text_ += '\n';
   }
-  void Line(std::string_view line) { text_ += fmt::format("  {}\n", line); }
+  // A line of its own; wrapped, it goes on at column `hanging`.
+  void Line(std::string_view line, size_t hanging = 2) {
+    text_ += WrapLine(fmt::format("  {}", line), style_.width, hanging);
+    text_ += '\n';
+  }
   std::string Bold(std::string_view text) const {
     return style_.color ? fmt::format("\033[1m{}\033[0m", text) : std::string(text);
   }
@@ -206,7 +216,8 @@ std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style)
   if (report.findings.empty()) out.Line("none");
   for (const auto& finding : report.findings) {
     out.Line(fmt::format("{} {}: {}", out.Severity(finding.severity), finding.id,
-                         EscapeControlCharacters(finding.message)));
+                         EscapeControlCharacters(finding.message)),
+             kFindingTextColumn);
   }
   return out.Take();
 }

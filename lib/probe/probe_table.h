@@ -2,6 +2,7 @@
 // the manner of clinfo and deviceQuery.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "probe/probe_report.h"
@@ -10,6 +11,9 @@ namespace sectl::probe {
 
 struct TableStyle {
   bool color = false;  // ANSI colours for finding severities
+  // Columns to wrap long values at, continuing in the value column; 0: no
+  // wrapping (a pipe or a file).
+  size_t width = 0;
 };
 
 std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style);

@@ -1,6 +1,7 @@
 #include "report/conform_table.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "base/text.h"
+#include "base/text_layout.h"
 
 namespace sectl::report {
 namespace {
@@ -17,6 +19,10 @@ constexpr size_t kDetailColumn = 2 + kTagWidth + 1;  // where a result's id star
 constexpr size_t kMaxIdWidth = 40;                   // longer ids push their title right
 constexpr size_t kMaxShownLines = 5;                 // of a log or a journal
 constexpr size_t kShownHashLength = 12;              // enough to tell builds apart
+constexpr size_t kHeaderValueColumn = 12;            // after "TensorFlow  "
+// How much further in than its first line a wrapped detail goes on, so
+// that a long message reads as one paragraph and the next line as the next.
+constexpr size_t kHangingIndent = 2;
 
 // ---------------------------------------------------------------------------
 // Text from plugins
@@ -115,15 +121,20 @@ class Writer {
  public:
   explicit Writer(const ConformTableStyle& style) : style_(style) {}
 
-  void Line(std::string_view line = {}) {
-    text_ += line;
+  const ConformTableStyle& style() const { return style_; }
+
+  // `line`, wrapped at the style's width; its continuation lines start at
+  // column `hanging`.
+  void Line(std::string_view line = {}, size_t hanging = 0) {
+    text_ += WrapLine(line, style_.width, hanging);
     text_ += '\n';
   }
 
   // Each line of `text` under the result's id, `extra` spaces further in.
   void Indented(std::string_view text, size_t extra = 0) {
+    const size_t column = kDetailColumn + extra;
     for (std::string_view line : SplitLines(text)) {
-      Line(fmt::format("{:{}}{}", "", kDetailColumn + extra, Clean(line)));
+      Line(fmt::format("{:{}}{}", "", column, Clean(line)), column + kHangingIndent);
     }
   }
 
@@ -134,6 +145,7 @@ class Writer {
 
   static std::string Clean(std::string_view text) { return EscapeControlCharacters(text); }
 
+  bool empty() const { return text_.empty(); }
   std::string Take() { return std::move(text_); }
 
  private:
@@ -146,19 +158,21 @@ void WriteHeader(Writer& out, const ConformReport& report) {
   const std::string hash = sha256.size() > kShownHashLength
                                ? sha256.substr(0, kShownHashLength) + "…"
                                : (sha256.empty() ? "(unknown)" : sha256);
-  out.Line(fmt::format("{:<11} {}", "Plugin", Writer::Clean(report.plugin.path)));
-  out.Line(fmt::format("{:<11} {}", "SHA-256", Writer::Clean(hash)));
-  out.Line(fmt::format("{:<11} {}", "Profile", Writer::Clean(report.profile)));
+  auto row = [&out](std::string_view key, std::string_view value) {
+    out.Line(fmt::format("{:<{}}{}", key, kHeaderValueColumn, Writer::Clean(value)),
+             kHeaderValueColumn);
+  };
+  row("Plugin", report.plugin.path);
+  row("SHA-256", hash);
+  row("Profile", report.profile);
   // A TVM C Device API plugin is not registered by any TensorFlow host.
-  if (report.profile != "tvm-c-device") {
-    out.Line(fmt::format("{:<11} {}", "TensorFlow", Writer::Clean(report.tf_version)));
-  }
+  if (report.profile != "tvm-c-device") row("TensorFlow", report.tf_version);
 }
 
 void WriteLoadError(Writer& out, const std::string& load_error) {
   out.Line();
-  out.Line(
-      out.Paint(fmt::format("THE PLUGIN DID NOT LOAD: {}", Writer::Clean(load_error)), "1;31"));
+  out.Line(out.Paint(fmt::format("THE PLUGIN DID NOT LOAD: {}", Writer::Clean(load_error)), "1;31"),
+           kHangingIndent);
   out.Line("The results say nothing about the rest of the contract.");
 }
 
@@ -175,25 +189,36 @@ void WriteInterrupted(Writer& out, const ConformReport& report) {
   out.Line();
   out.Line(out.Paint(fmt::format("THE RUN IS INCOMPLETE: sectl was interrupted by {}",
                                  Writer::Clean(*report.interrupted)),
-                     "1;33"));
+                     "1;33"),
+           kHangingIndent);
   out.Line(fmt::format("{} did not finish and {} reported as skip (\"not run\").",
                        Counted(UnfinishedByInterruption(report), "check", true),
                        UnfinishedByInterruption(report) == 1 ? "is" : "are"));
 }
 
+// A result's row: status, id, title and marks. On a terminal a passing
+// check's row stays one line, its title abbreviated if need be (`sectl
+// explain`, --verbose and the JSON have it whole); other rows wrap.
 std::string ResultLine(const Writer& out, const CheckResult& result, size_t id_width) {
-  std::string line =
-      fmt::format("  {} {:<{}}  {}",
+  const std::string row_start =
+      fmt::format("  {} {:<{}}  ",
                   out.Paint(fmt::format("{:<{}}", StatusTag(result.status), kTagWidth),
                             StatusColor(result.status)),
-                  Writer::Clean(result.id), id_width, Writer::Clean(result.title));
-  if (result.repetition > 0) line += fmt::format(" [repetition {}]", result.repetition);
+                  Writer::Clean(result.id), id_width);
+  std::string marks;
+  if (result.repetition > 0) marks += fmt::format(" [repetition {}]", result.repetition);
   if (result.baseline != BaselineVerdict::kNone) {
     const bool alarming = result.baseline == BaselineVerdict::kRegression ||
                           result.baseline == BaselineVerdict::kExpired;
-    line += " " + out.Paint(BaselineLabel(result.baseline), alarming ? "1;31" : "36");
+    marks += " " + out.Paint(BaselineLabel(result.baseline), alarming ? "1;31" : "36");
   }
-  return line;
+  std::string title = Writer::Clean(result.title);
+  const size_t width = out.style().width;
+  const size_t taken = DisplayWidth(row_start) + DisplayWidth(marks);
+  if (width > taken && result.status == CheckStatus::kPass && !out.style().verbose) {
+    title = Abbreviate(title, width - taken);
+  }
+  return row_start + title + marks;
 }
 
 // The last few plugin calls before a crash or a timeout: where it happened.
@@ -214,7 +239,11 @@ void WriteLogHead(Writer& out, std::string_view log) {
 }
 
 void WriteDetails(Writer& out, const CheckResult& result) {
-  if (!result.message.empty()) out.Indented(result.message);
+  // The JSON keeps every finding; here a finding repeated for every size
+  // or offset is shown once, unless --verbose asks for all.
+  if (!result.message.empty()) {
+    out.Indented(out.style().verbose ? result.message : FoldRepeatedFindings(result.message));
+  }
   const bool died = result.status == CheckStatus::kCrash || result.status == CheckStatus::kTimeout;
   if (died && !result.journal.empty()) WriteJournalTail(out, result.journal);
   if (!result.log.empty()) WriteLogHead(out, result.log);
@@ -245,51 +274,81 @@ void WriteRootCauses(Writer& out, const ConformReport& report) {
       if (!counts.empty()) counts += ", ";
       counts += Counted(static_cast<int>(cause.warned.size()), "warned");
     }
-    out.Line(fmt::format("  {} — {}", Writer::Clean(cause.function), counts));
+    out.Line(fmt::format("  {} — {}", Writer::Clean(cause.function), counts), 4);
     if (!cause.first_problem.empty()) {
-      out.Line(fmt::format("      {}", Writer::Clean(SplitLines(cause.first_problem).front())));
+      out.Line(fmt::format("      {}", Writer::Clean(SplitLines(cause.first_problem).front())),
+               6 + kHangingIndent);
     }
   }
+}
+
+// What --quiet keeps: the results a reader has to act on. A blocked check
+// is left out: the failure that blocked it is shown, and the verdict line
+// counts it.
+bool NeedsAttention(const CheckResult& result) {
+  return result.status != CheckStatus::kPass && result.status != CheckStatus::kSkip &&
+         result.status != CheckStatus::kBlocked;
 }
 
 void WriteResults(Writer& out, const ConformReport& report, const ConformTableStyle& style) {
+  std::vector<const CheckResult*> shown;
+  for (const CheckResult& result : report.results) {
+    if (!style.quiet || NeedsAttention(result)) shown.push_back(&result);
+  }
   size_t id_width = 0;
-  for (const CheckResult& result : report.results) id_width = std::max(id_width, result.id.size());
+  for (const CheckResult* result : shown) id_width = std::max(id_width, result->id.size());
   id_width = std::min(id_width, kMaxIdWidth);
+  // On a narrow terminal the titles keep at least half the line; a longer
+  // id pushes its own title right.
+  constexpr size_t kShortestIdColumn = 20;
+  if (style.width > 0 && kDetailColumn + id_width + 2 > style.width / 2) {
+    id_width = std::max(kShortestIdColumn, style.width / 2 > kDetailColumn + 2
+                                               ? style.width / 2 - kDetailColumn - 2
+                                               : size_t{0});
+  }
+  // A wrapped title stays in the title column.
+  const size_t title_column = kDetailColumn + id_width + 2;
   for (const std::string& area : AreasInFirstSeenOrder(report.results)) {
+    const bool any = std::any_of(shown.begin(), shown.end(), [&area](const CheckResult* result) {
+      return result->area == area;
+    });
+    if (!any) continue;
     out.Line();
     out.Line(out.Paint(Writer::Clean(area), "1"));
-    for (const CheckResult& result : report.results) {
-      if (result.area != area) continue;
-      out.Line(ResultLine(out, result, id_width));
-      if (result.status != CheckStatus::kPass || style.verbose) WriteDetails(out, result);
+    for (const CheckResult* result : shown) {
+      if (result->area != area) continue;
+      out.Line(ResultLine(out, *result, id_width), title_column);
+      if (result->status != CheckStatus::kPass || style.verbose) WriteDetails(out, *result);
     }
   }
 }
 
-int RequiredFailures(const ConformReport& report) {
-  return static_cast<int>(
-      std::count_if(report.results.begin(), report.results.end(), [](const CheckResult& result) {
-        return result.severity == CheckSeverity::kRequired && IsFailureStatus(result.status) &&
-               result.baseline != BaselineVerdict::kExpected;
-      }));
-}
-
 std::string Verdict(const Writer& out, const ConformReport& report) {
-  if (IsConformant(report)) return out.Paint("conformant", "1;32");
-  if (report.interrupted && !report.load_error) {
-    const int failures = RequiredFailures(report);
-    return fmt::format(
-        "{} (sectl was interrupted by {}{})", out.Paint("INCOMPLETE", "1;33"),
-        Writer::Clean(*report.interrupted),
-        failures > 0 ? fmt::format("; {} failed before", Counted(failures, "required check", true))
-                     : "");
-  }
   const int failures = RequiredFailures(report);
-  if (!report.load_error && failures == 0) {
-    // Only sectl's errors stand in the way: nothing is known either way.
-    return fmt::format("{} ({} ended in sectl's error)", out.Paint("INCONCLUSIVE", "1;33"),
-                       Counted(report.summary.error, "check", true));
+  const std::string failed_before =
+      failures > 0 ? fmt::format("; {} failed before", Counted(failures, "required check", true))
+                   : "";
+  switch (JudgeReport(report)) {
+    case report::Verdict::kConformant:
+      return out.Paint("conformant", "1;32");
+    case report::Verdict::kIncomplete:
+      if (report.interrupted) {
+        return fmt::format("{} (sectl was interrupted by {}{})", out.Paint("INCOMPLETE", "1;33"),
+                           Writer::Clean(*report.interrupted), failed_before);
+      } else {
+        return fmt::format("{} ({} {} missing: not judged{})", out.Paint("INCOMPLETE", "1;33"),
+                           report.missing_shards.size() == 1 ? "shard" : "shards",
+                           fmt::join(report.missing_shards, ", "),
+                           failures > 0 ? fmt::format("; {} failed in the others",
+                                                      Counted(failures, "required check", true))
+                                        : "");
+      }
+    case report::Verdict::kInconclusive:
+      // Only sectl's errors stand in the way: nothing is known either way.
+      return fmt::format("{} ({} ended in sectl's error)", out.Paint("INCONCLUSIVE", "1;33"),
+                         Counted(report.summary.error, "check", true));
+    case report::Verdict::kNotConformant:
+      break;
   }
   const std::string why = report.load_error
                               ? std::string("the plugin did not load")
@@ -327,6 +386,8 @@ std::string SummaryLine(const Writer& out, const ConformReport& report) {
                      Verdict(out, report), BaselineCounts(report));
 }
 
+constexpr size_t kThroughputValueColumn = 16;  // after "  d2h pageable  "
+
 std::string ThroughputLine(const ThroughputResult& result) {
   const std::string path = result.host_memory == "none"
                                ? result.direction
@@ -341,31 +402,38 @@ std::string ThroughputLine(const ThroughputResult& result) {
 
 void WriteThroughput(Writer& out, const Throughput& throughput) {
   out.Line();
-  out.Line(
-      fmt::format("Throughput at {} MiB, GB/s (10^9 bytes/s); informational, see sectl bench "
-                  "memcpy",
-                  throughput.bytes >> 20));
+  out.Line(fmt::format("Throughput at {} MiB, GB/s (10^9 bytes/s); informational, see sectl bench "
+                       "memcpy",
+                       throughput.bytes >> 20),
+           kHangingIndent);
   if (throughput.error) {
-    out.Line(fmt::format("  not measured: {}", Writer::Clean(*throughput.error)));
+    out.Line(fmt::format("  not measured: {}", Writer::Clean(*throughput.error)),
+             2 + kHangingIndent);
     return;
   }
   out.Line(fmt::format("  {:<13} {:>8.2f}", "host memcpy", throughput.ceiling_gbps));
-  for (const ThroughputResult& result : throughput.results) out.Line(ThroughputLine(result));
+  for (const ThroughputResult& result : throughput.results) {
+    out.Line(ThroughputLine(result), kThroughputValueColumn);
+  }
 }
 
 }  // namespace
 
 std::string RenderConformTable(const ConformReport& report, const ConformTableStyle& style) {
   Writer out(style);
-  WriteHeader(out, report);
+  if (!style.quiet) WriteHeader(out, report);
   if (report.load_error) WriteLoadError(out, *report.load_error);
   if (report.interrupted) WriteInterrupted(out, report);
-  WriteRootCauses(out, report);
+  if (!style.quiet) WriteRootCauses(out, report);
   WriteResults(out, report, style);
-  if (report.throughput) WriteThroughput(out, *report.throughput);
-  out.Line();
-  out.Line(SummaryLine(out, report));
-  return out.Take();
+  if (report.throughput && !style.quiet) WriteThroughput(out, *report.throughput);
+  // Quiet and with nothing above it, the verdict is the whole report.
+  if (!out.empty()) out.Line();
+  out.Line(SummaryLine(out, report), kHangingIndent);
+  std::string text = out.Take();
+  // Quiet, the first thing shown may be a section's blank line.
+  if (style.quiet && text.starts_with('\n')) text.erase(0, 1);
+  return text;
 }
 
 }  // namespace sectl::report

@@ -3,6 +3,7 @@
 // result that did not pass, and a closing verdict.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -12,7 +13,13 @@ namespace sectl::report {
 
 struct ConformTableStyle {
   bool color = false;    // ANSI colours for statuses, headings and the verdict
-  bool verbose = false;  // details under every result, passes included
+  bool verbose = false;  // details under every result, passes included, nothing folded
+  // Only the results that need attention (fail, crash, timeout, error,
+  // warn) with their details, and the verdict line.
+  bool quiet = false;
+  // Columns to wrap lines at, with a hanging indent that keeps each part in
+  // its column; 0: no wrapping (a pipe or a file).
+  size_t width = 0;
 };
 
 std::string RenderConformTable(const ConformReport& report, const ConformTableStyle& style);

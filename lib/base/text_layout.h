@@ -1,0 +1,47 @@
+// Laying text out for a terminal: how wide stdout's terminal is, how many
+// columns a string takes there, word wrap with a hanging indent, and the
+// folding of a list that repeats one finding many times.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace sectl {
+
+// The columns to lay a report out in: the width of stdout's terminal
+// (TIOCGWINSZ), else $COLUMNS, else 0, which means "do not wrap". A pipe or
+// a file gets whole lines, so that grep and diff see one line per result.
+size_t StdoutColumns();
+
+// The columns `text` takes on a terminal: UTF-8 decoded, each character as
+// wide as utf8proc says ("—" and "≥" one, a CJK ideograph two, a combining
+// mark none), ANSI escape sequences none.
+size_t DisplayWidth(std::string_view text);
+
+// `line` (no newline in it) broken at spaces into lines at most `width`
+// columns wide, joined by '\n' (no newline at the end). The lines after
+// the first start with `indent` spaces: a hanging indent, so that the text
+// of a wrapped row stays in its column. A word is broken only when it is
+// longer than a line. The spaces at the start of `line` are kept, and the
+// runs of spaces between words where the line is not broken (a table's
+// alignment). `width` 0: `line` unchanged. An indent of more than half the
+// width is cut to half, so that every line has room for words.
+std::string WrapLine(std::string_view line, size_t width, size_t indent);
+
+// `text` cut to at most `columns` columns, at a space where there is one,
+// and ended with "…" when anything was cut. For a line that should stay
+// one line (a passing check's title) where the rest can be looked up.
+std::string Abbreviate(std::string_view text, size_t columns);
+
+// WrapLine on each line of `text`.
+std::string WrapText(std::string_view text, size_t width, size_t indent);
+
+// A list of findings, "A; B; C", with each run of parts that differ only in
+// their numbers (byte offsets, sizes, addresses) shown once and counted:
+// "A; and 3 more like this; C". A plugin that corrupts every copy in the
+// same way gets one line about it, not a screenful. Text without repeats
+// comes back unchanged.
+std::string FoldRepeatedFindings(std::string_view text);
+
+}  // namespace sectl

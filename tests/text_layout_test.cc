@@ -1,0 +1,186 @@
+// lib/base/text_layout.h: display widths, word wrap with a hanging indent,
+// the terminal's width, and the folding of repeated findings.
+#include "base/text_layout.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace sectl {
+namespace {
+
+std::vector<std::string> LinesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+// Every word of `text`, in order, whatever the spacing and line breaks.
+std::vector<std::string> WordsOf(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream stream(text);
+  for (std::string word; stream >> word;) words.push_back(word);
+  return words;
+}
+
+TEST(DisplayWidth, CountsColumnsNotBytes) {
+  EXPECT_EQ(DisplayWidth("abc"), 3u);
+  EXPECT_EQ(DisplayWidth("a — b"), 5u) << "an em dash is one column (three bytes)";
+  EXPECT_EQ(DisplayWidth("≥ 64 …"), 6u);
+  EXPECT_EQ(DisplayWidth("日本"), 4u) << "CJK ideographs are two columns each";
+  EXPECT_EQ(DisplayWidth("\033[1;31mFAIL\033[0m"), 4u) << "ANSI escapes take no columns";
+  EXPECT_EQ(DisplayWidth(""), 0u);
+}
+
+TEST(WrapLine, WidthZeroOrAShortLineLeavesItAlone) {
+  const std::string line(300, 'x');
+  EXPECT_EQ(WrapLine(line, 0, 4), line);
+  EXPECT_EQ(WrapLine("  PASS    short", 80, 10), "  PASS    short");
+}
+
+TEST(WrapLine, BreaksAtSpacesWithAHangingIndent) {
+  const std::string line =
+      "  FAIL    memcpy.dtoh  memcpy_dtoh copies exactly the bytes asked for from an interior "
+      "range, current each time, and nothing else";
+  const std::string wrapped = WrapLine(line, 60, 23);
+  const std::vector<std::string> lines = LinesOf(wrapped);
+  ASSERT_GE(lines.size(), 2u) << wrapped;
+  EXPECT_EQ(lines[0].substr(0, 23), "  FAIL    memcpy.dtoh  ")
+      << "the first line keeps its columns";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_LE(DisplayWidth(lines[i]), 60u) << lines[i];
+    EXPECT_NE(lines[i].back(), ' ') << "no trailing space: " << lines[i];
+    if (i > 0) {
+      EXPECT_EQ(lines[i].substr(0, 23), std::string(23, ' ')) << lines[i];
+      EXPECT_NE(lines[i][23], ' ') << "text starts right at the indent: " << lines[i];
+    }
+  }
+  EXPECT_EQ(WordsOf(wrapped), WordsOf(line)) << "no word is broken, lost or added";
+}
+
+TEST(WrapLine, NeverBreaksInsideAWordThatFitsOnALine) {
+  const std::string line =
+      "TensorFlow 2.10 to 2.15 would refuse this plugin: 'create_timer_fns' field in "
+      "SP_PlatformFns must be set; 'create_timer' field in SP_StreamExecutor must be set";
+  for (size_t width = 30; width <= 90; ++width) {
+    const std::string wrapped = WrapLine(line, width, 4);
+    EXPECT_EQ(WordsOf(wrapped), WordsOf(line)) << "at " << width << ":\n" << wrapped;
+    for (const std::string& wrapped_line : LinesOf(wrapped)) {
+      EXPECT_LE(DisplayWidth(wrapped_line), width) << wrapped_line;
+    }
+  }
+}
+
+TEST(WrapLine, CountsMultibyteCharactersAsOneColumn) {
+  // 20 words of "a—b" (5 bytes, 3 columns) and spaces: 79 columns, 119 bytes.
+  std::string line;
+  for (int i = 0; i < 20; ++i) line += i == 0 ? "a—b" : " a—b";
+  ASSERT_EQ(DisplayWidth(line), 79u);
+  EXPECT_EQ(WrapLine(line, 80, 0), line) << "fits in 80 columns although longer in bytes";
+  const std::vector<std::string> lines = LinesOf(WrapLine(line, 40, 0));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(DisplayWidth(lines[0]), 39u) << "ten words to a line of 40";
+}
+
+TEST(WrapLine, BreaksAWordOnlyWhenItIsLongerThanALine) {
+  const std::string hash(64, 'f');
+  const std::string wrapped = WrapLine("  SHA-256  " + hash, 40, 11);
+  const std::vector<std::string> lines = LinesOf(wrapped);
+  ASSERT_GE(lines.size(), 2u) << wrapped;
+  std::string joined;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_LE(DisplayWidth(lines[i]), 40u) << lines[i];
+    joined += i == 0 ? lines[i] : lines[i].substr(11);
+  }
+  EXPECT_EQ(joined, "  SHA-256  " + hash)
+      << "every character kept, in order, the long word started on the first line";
+  EXPECT_EQ(
+      WrapLine("File  /work/main/build/reference_plugins/faulty/faulty_corrupt_dtoh.so", 40, 6),
+      "File  /work/main/build/\n      reference_plugins/faulty/\n      faulty_corrupt_dtoh.so")
+      << "a path breaks after a slash";
+  // Never inside a character: the pieces stay valid UTF-8.
+  std::string dashes;
+  for (int i = 0; i < 50; ++i) dashes += "—";
+  for (const std::string& line : LinesOf(WrapLine(dashes, 20, 0))) {
+    EXPECT_EQ(line.size() % 3, 0u) << "whole three-byte dashes only";
+  }
+}
+
+TEST(WrapLine, KeepsTheColumnsOfATableRowWhereItDoesNotBreak) {
+  EXPECT_EQ(WrapLine("  PASS    id      title words here", 23, 18),
+            "  PASS    id      title\n" + std::string(11, ' ') + "words here")
+      << "an indent of more than half the width is cut to half";
+  EXPECT_EQ(WrapLine("a    b    c", 8, 0), "a    b\nc");
+}
+
+TEST(WrapLine, EscapeSequencesTakeNoRoom) {
+  const std::string red = "\033[31mFAIL\033[0m";
+  const std::string wrapped = WrapLine(red + " one two three", 14, 2);
+  EXPECT_EQ(wrapped, red + " one two\n  three");
+}
+
+TEST(WrapText, WrapsEachLine) {
+  EXPECT_EQ(WrapText("aaa bbb\nccc ddd\n", 4, 1), "aaa\n bbb\nccc\n ddd\n");
+}
+
+class ColumnsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const char* columns = std::getenv("COLUMNS")) saved_ = columns;
+  }
+  void TearDown() override {
+    if (saved_) {
+      ::setenv("COLUMNS", saved_->c_str(), 1);
+    } else {
+      ::unsetenv("COLUMNS");
+    }
+  }
+  std::optional<std::string> saved_;
+};
+
+TEST_F(ColumnsTest, FromTheTerminalElseColumnsElseNoWrapping) {
+  if (::isatty(STDOUT_FILENO) != 0) GTEST_SKIP() << "stdout is a terminal here";
+  ::unsetenv("COLUMNS");
+  EXPECT_EQ(StdoutColumns(), 0u) << "a pipe gets whole lines";
+  ::setenv("COLUMNS", "80", 1);
+  EXPECT_EQ(StdoutColumns(), 80u);
+  for (const char* nonsense : {"", "wide", "80x", "-5", "99999999999999999999"}) {
+    ::setenv("COLUMNS", nonsense, 1);
+    EXPECT_EQ(StdoutColumns(), 0u) << "COLUMNS=" << nonsense;
+  }
+}
+
+TEST(FoldRepeatedFindings, ShowsTheFirstOfEachShapeAndCountsTheRest) {
+  const std::string message =
+      "memcpy_dtoh of 1 byte from byte 256 of a 513-byte allocation: byte 0 of the host buffer "
+      "reads 0xd7 where the device holds 0x28; memcpy_dtoh of 13 bytes from byte 256 of a "
+      "525-byte allocation: byte 0 of the host buffer reads 0xd7 where the device holds 0x28; "
+      "memcpy_dtoh of 8193 bytes from byte 256 of a 8705-byte allocation: byte 0 of the host "
+      "buffer reads 0xd7 where the device holds 0x28; memcpy_dtoh of 2097157 bytes from byte "
+      "256 of a 2097669-byte allocation: byte 0 of the host buffer reads 0xd7 where the device "
+      "holds 0x28; TensorFlow would read a corrupted tensor";
+  EXPECT_EQ(FoldRepeatedFindings(message),
+            "memcpy_dtoh of 1 byte from byte 256 of a 513-byte allocation: byte 0 of the host "
+            "buffer reads 0xd7 where the device holds 0x28 (and 3 more like this); TensorFlow "
+            "would read a corrupted tensor");
+}
+
+TEST(FoldRepeatedFindings, LeavesDifferentFindingsAlone) {
+  for (const std::string& message :
+       {std::string("one problem"), std::string("a 1; a 2"),
+        std::string("'create_timer_fns' field in SP_PlatformFns must be set; 'create_timer' "
+                    "field in SP_StreamExecutor must be set; 'destroy_timer' field in "
+                    "SP_StreamExecutor must be set")}) {
+    EXPECT_EQ(FoldRepeatedFindings(message), message);
+  }
+  EXPECT_EQ(FoldRepeatedFindings("x at 1; y; x at 2"), "x at 1 (and 1 more like this); y");
+}
+
+}  // namespace
+}  // namespace sectl
