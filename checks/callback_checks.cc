@@ -71,7 +71,20 @@ SECTL_CHECK("callback.enqueued", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later validate host_callback and send every "
                 "copy completion and EventMgr callback through it: false fails "
-                "the operation (\"Failed to host callback\")") {
+                "the operation (\"Failed to host callback\")",
+            .establishes =
+                "`host_callback` returns true for a callback on a healthy, idle stream; if it "
+                "returns false, the check also notes whether the callback was called anyway",
+            .common_mistakes =
+                "Returning `TF_OK` as if it were a success code: `TF_OK` is 0, which as a "
+                "`TF_Bool` means \"not enqueued\". The community sample and the DirectML plugin "
+                "do this, and never run the callback.",
+            .how_to_fix =
+                "Return true (1) once the callback is enqueued; return false only when it could "
+                "not be, and then never call it.",
+            .proven_by =
+                "`CALLBACK_NOT_ENQUEUED`, `HOST_CALLBACK_RETURNS_FALSE` (only callback checks "
+                "fail; 3 are blocked)") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kHostCallback});
   auto stream = check.Require(check.device().CreateStream(), "create_stream");
   auto called = std::make_shared<std::atomic<bool>>(false);
@@ -97,7 +110,20 @@ SECTL_CHECK("callback.called_once", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later pass a trampoline that deletes its "
                 "context when called: never called hangs TensorFlow's waits, "
-                "twice is a use-after-free") {
+                "twice is a use-after-free",
+            .establishes =
+                "an enqueued host callback is called within 3 s, exactly once (not again after "
+                "the stream is done), with a non-null `TF_Status`",
+            .common_mistakes =
+                "Never calling it: TensorFlow's own test plugin returns true without calling it, "
+                "and TensorFlow's waits then hang. Calling it twice, for example from the "
+                "stream's worker and again when the stream is synchronised or destroyed: "
+                "TensorFlow's trampoline deletes its context on the first call. Passing a null "
+                "status.",
+            .how_to_fix =
+                "Call each callback exactly once, after the work enqueued before it, with a "
+                "`TF_Status` of your own (`TF_NewStatus`), and delete that status afterwards.",
+            .proven_by = "`CALLBACK_CALLED_TWICE`, `CALLBACK_NEVER_CALLED`") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kHostCallback});
   constexpr auto kLater = 20ms;
   auto stream = check.Require(check.device().CreateStream(), "create_stream");
@@ -130,7 +156,21 @@ SECTL_CHECK("callback.after_earlier_work", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later hand a copied tensor on from a host "
                 "callback enqueued after the copy (ThenExecute): run early, the "
-                "CPU reads it unfinished") {
+                "CPU reads it unfinished",
+            .establishes =
+                "on one stream, a host callback that sleeps 50 ms, then a 64 KiB `memcpy_dtoh`, "
+                "then the callback under test: when it runs, the first callback has finished and "
+                "all 64 KiB have arrived",
+            .common_mistakes =
+                "Running a callback at once on the caller's thread while earlier work is still "
+                "pending on the stream (the faulty plugin does this when another callback is "
+                "pending); running callbacks on a thread of their own that does not wait for the "
+                "stream's copies.",
+            .how_to_fix =
+                "Enqueue the callback in the stream's queue and run it when everything before it "
+                "has finished; a fully synchronous plugin may call it inside `host_callback`, "
+                "since everything before it is then done.",
+            .proven_by = "`CALLBACK_BEFORE_EARLIER_WORK`") {
   SkipUnlessProvided(
       check, {PluginFunction::kAllocate, PluginFunction::kCreateStream, PluginFunction::kMemcpyHtoD,
               PluginFunction::kMemcpyDtoH, PluginFunction::kHostCallback});
@@ -196,7 +236,18 @@ SECTL_CHECK("callback.error_reaches_stream", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later report a host callback's failure through "
                 "the status it writes: a stream that hides it lets TensorFlow go "
-                "on with wrong results") {
+                "on with wrong results",
+            .establishes =
+                "after a host callback writes `TF_INTERNAL` into its status, `get_stream_status` "
+                "reports an error within 3 s (a plugin that runs the callback inside "
+                "`host_callback` and returns false for its failure also passes)",
+            .common_mistakes =
+                "Passing the callback a status that nobody reads afterwards (the faulty plugin), "
+                "or deleting it unread.",
+            .how_to_fix =
+                "After the callback returns, read the status you passed; if it is not OK, put "
+                "the stream into an error state that `get_stream_status` reports.",
+            .proven_by = "`CALLBACK_ERROR_DROPPED`") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kHostCallback,
                              PluginFunction::kGetStreamStatus});
   auto stream = check.Require(check.device().CreateStream(), "create_stream");

@@ -64,26 +64,69 @@ constexpr std::string_view kCompatReason =
     "TensorFlow is optional, and what harms the selected generation is a required check's "
     "failure (registration.required_callbacks, struct_size.older_host)";
 
+// What the compat.* checks find plugins getting wrong, and what to do about it.
+constexpr std::string_view kCompatMistakes =
+    "Supporting only the TensorFlow a plugin was built for: a plugin built against "
+    "the 288-byte header writes past an older generation's smaller "
+    "`SP_StreamExecutor`, or hands it `mem_zero` where it reads `host_callback`; a "
+    "member an older generation validates or calls without a null check "
+    "(`sync_memcpy_dtod` up to 2.15, `destroy_timer_fns` always) left null.";
+constexpr std::string_view kCompatFix =
+    "Decide which TensorFlow generations the plugin supports. For each: fill only "
+    "the members within the `struct_size` it pre-fills, set every member it "
+    "validates or calls, or refuse it cleanly with a non-OK status from "
+    "`SE_InitPlugin`. A refusal is a skip, not a finding.";
+
 }  // namespace
 
 SECTL_CHECK("compat.tf_2_5", kInfo, "TensorFlow 2.5 to 2.6 loads this plugin and uses it safely",
-            .tests = {}, .severity_reason = kCompatReason) {
+            .tests = {}, .severity_reason = kCompatReason,
+            .establishes =
+                "read by TensorFlow 2.5's own layout (264-byte `SP_StreamExecutor`, timers "
+                "required, no `mem_zero` family): would it load the plugin (a skip with the "
+                "reason if not), and would it be harmed (writes past its structs, wrong or null "
+                "functions called: a warning)",
+            .common_mistakes = kCompatMistakes, .how_to_fix = kCompatFix,
+            .proven_by =
+                "`FILLS_NEW_LAYOUT_ON_OLD_HOST`, `OVERRUNS_OLDER_HOST`, `NO_SYNC_MEMCPY_DTOD`, "
+                "`WRITES_PAST_STREAM_EXECUTOR`") {
   ReportGeneration(check, "2.5");
 }
 
 SECTL_CHECK("compat.tf_2_7", kInfo, "TensorFlow 2.7 to 2.9 loads this plugin and uses it safely",
-            .tests = {}, .severity_reason = kCompatReason) {
+            .tests = {}, .severity_reason = kCompatReason,
+            .establishes =
+                "read by the layout of TensorFlow 2.7 to 2.9 (288-byte `SP_StreamExecutor`, "
+                "timers and the `mem_zero` family required): would it load the plugin (a skip "
+                "with the reason if not), and would it be harmed (writes past its structs, wrong "
+                "or null functions called: a warning)",
+            .common_mistakes = kCompatMistakes, .how_to_fix = kCompatFix,
+            .proven_by = "`NO_SYNC_MEMCPY_DTOD`, `WRITES_PAST_STREAM_EXECUTOR`") {
   ReportGeneration(check, "2.7");
 }
 
 SECTL_CHECK("compat.tf_2_10", kInfo, "TensorFlow 2.10 to 2.15 loads this plugin and uses it safely",
-            .tests = {}, .severity_reason = kCompatReason) {
+            .tests = {}, .severity_reason = kCompatReason,
+            .establishes =
+                "read by the layout of TensorFlow 2.10 to 2.15 (with `force_memory_growth`; "
+                "timers still required): would it load the plugin (a skip with the reason if "
+                "not), and would it be harmed (writes past its structs, wrong or null functions "
+                "called: a warning)",
+            .common_mistakes = kCompatMistakes, .how_to_fix = kCompatFix,
+            .proven_by = "`NO_SYNC_MEMCPY_DTOD`, `WRITES_PAST_STREAM_EXECUTOR`") {
   ReportGeneration(check, "2.10");
 }
 
 SECTL_CHECK("compat.latest", kInfo,
             "TensorFlow 2.16 and newer loads this plugin and uses it safely", .tests = {},
-            .severity_reason = kCompatReason) {
+            .severity_reason = kCompatReason,
+            .establishes =
+                "read by the layout of TensorFlow 2.16 and newer (no timers created, "
+                "`destroy_timer_fns` still called): would it load the plugin (a skip with the "
+                "reason if not), and would it be harmed (writes past its structs, wrong or null "
+                "functions called: a warning)",
+            .common_mistakes = kCompatMistakes, .how_to_fix = kCompatFix,
+            .proven_by = "`NO_DESTROY_TIMER_FNS`, `WRITES_PAST_STREAM_EXECUTOR`") {
   ReportGeneration(check, "latest");
 }
 

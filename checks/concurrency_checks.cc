@@ -101,7 +101,19 @@ SECTL_CHECK("concurrency.streams_in_parallel", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later drive one device from many threads at "
                 "once (compute and copy streams, the inter-op pool): copies that "
-                "interfere corrupt tensors") {
+                "interfere corrupt tensors",
+            .establishes =
+                "4 threads, each with its own stream, each doing 8 rounds of a fresh 64 KiB "
+                "allocation, a copy to the device and back and a wait, all at once, get back "
+                "exactly what they got doing the same one thread at a time",
+            .common_mistakes =
+                "State shared by all copies without a lock: the faulty plugin stages every copy "
+                "through one buffer, so one thread's bytes land in another's tensor; globals or "
+                "driver handles used from several threads unguarded.",
+            .how_to_fix =
+                "Give each stream (or each copy) its own staging buffer, or guard shared state "
+                "with a lock; test with several threads copying at once, under ThreadSanitizer.",
+            .proven_by = "`RACY_CONCURRENT_COPIES`") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kCreateStream,
                              PluginFunction::kMemcpyHtoD, PluginFunction::kMemcpyDtoH});
   const host::Device& device = check.device();

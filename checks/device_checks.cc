@@ -70,7 +70,20 @@ SECTL_CHECK("device.count", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later call get_device_count for every device listing and "
                 "after every create_device: 0 devices means the platform is unusable, and a "
-                "changing count makes devices appear and vanish between those calls") {
+                "changing count makes devices appear and vanish between those calls",
+            .establishes =
+                "`get_device_count` reports at least 1 device, and the same number on 6 calls in "
+                "a row",
+            .common_mistakes =
+                "A count read from an enumeration that races or flickers (a device probed while "
+                "it resets, a driver queried without a lock), so that it differs from call to "
+                "call; the faulty plugin alternates between the truth and one more from its "
+                "third call. A count of 0 when the hardware or its driver is missing, leaving a "
+                "platform with no device.",
+            .how_to_fix =
+                "Enumerate devices once, in `SE_InitPlugin` or on the first call, and return "
+                "that number from then on; report the hardware that is really usable.",
+            .proven_by = "`UNSTABLE_DEVICE_COUNT`") {
   std::vector<int> counts;
   counts.reserve(kCountReadings);
   for (int i = 0; i < kCountReadings; ++i) counts.push_back(RequireDeviceCount(check));
@@ -95,7 +108,21 @@ SECTL_CHECK("device.create_every_ordinal", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later create every ordinal below the count on first use "
                 "(GetUncachedExecutor): a failure makes that device unusable. An SP_Device.ordinal "
-                "left unset is only a warning (see device.ordinal_mismatch in probe)") {
+                "left unset is only a warning (see device.ordinal_mismatch in probe)",
+            .establishes =
+                "`create_device` succeeds for every ordinal below the count (up to 64) and fills "
+                "`SP_Device` with that ordinal; an ordinal left unfilled warns, and a null "
+                "`device_handle` is no finding (TensorFlow never reads it)",
+            .common_mistakes =
+                "Leaving `SP_Device.ordinal` as the host pre-filled it (0), so that only a "
+                "second device shows it: TensorFlow then passes that `SP_Device` to every later "
+                "call, and a plugin that reads `device->ordinal` works on device 0.",
+            .how_to_fix =
+                "Set `params->device->ordinal = params->ordinal` and whatever the device needs "
+                "in `device_handle` (TensorFlow copies the struct and passes the copy to later "
+                "calls, so keep per-device state behind the handle, not at the struct's "
+                "address).",
+            .proven_by = "`ORDINAL_NOT_SET`") {
   host::Platform& platform = check.platform();
   const int count = RequireSomeDevices(check);
   const int created = std::min(count, kMostOrdinalsCreated);
@@ -137,7 +164,21 @@ SECTL_CHECK("device.out_of_range", kRecommended,
             .severity_reason =
                 "No released TensorFlow asks for an ordinal at or beyond get_device_count, so a "
                 "fixed count that ignores the ordinal harms none; an exception across the C API "
-                "is still a failure (TensorFlow terminates)") {
+                "is still a failure (TensorFlow terminates)",
+            .establishes =
+                "`create_device` for ordinals `count` and `count+1` fails with a non-OK status; "
+                "a success, or a failure that leaves a `device_handle` behind, warns, and a C++ "
+                "exception thrown across the C API fails",
+            .common_mistakes =
+                "A `create_device` that ignores the ordinal (a fixed count with one device for "
+                "every ordinal). In C++, validating the ordinal by throwing (`std::vector::at`) "
+                "instead of setting an error status: TensorFlow calls the plugin from C++ code "
+                "without a handler, and the process ends in `std::terminate`.",
+            .how_to_fix =
+                "Check `params->ordinal` against the device count and refuse an ordinal out of "
+                "range with `TF_SetStatus(status, TF_INVALID_ARGUMENT, ...)`; catch every C++ "
+                "exception inside the plugin and turn it into a status.",
+            .proven_by = "`OUT_OF_RANGE_SUCCEEDS` (warns), `THROWS_FROM_CREATE_DEVICE` (fails)") {
   host::Platform& platform = check.platform();
   const int count = RequireSomeDevices(check);
   nlohmann::json answers = nlohmann::json::array();

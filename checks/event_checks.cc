@@ -151,7 +151,22 @@ SECTL_CHECK("event.completes_when_reached", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later poll events in EventMgr to free tensors "
                 "and run completions after copies: an early COMPLETE frees memory "
-                "still in use, one never COMPLETE hangs TensorFlow") {
+                "still in use, one never COMPLETE hangs TensorFlow",
+            .establishes =
+                "an event recorded behind work that keeps the stream busy (a host callback that "
+                "sleeps 50 ms, or a long copy whose bytes the host watches arrive) is never "
+                "COMPLETE while that work runs, is COMPLETE within 3 s after the stream has run "
+                "past it, and stays COMPLETE",
+            .common_mistakes =
+                "Answering COMPLETE from the moment of the record: the community sample and the "
+                "DirectML plugin always answer COMPLETE (with a no-op `create_event`), which is "
+                "right only if everything enqueued before has finished by the time "
+                "`record_event` returns. An event that never becomes COMPLETE.",
+            .how_to_fix =
+                "Make `record_event` put a marker in the stream's queue, and answer COMPLETE "
+                "only once the stream has run past it (a driver event, or a flag the stream's "
+                "worker sets).",
+            .proven_by = "`EVENT_COMPLETE_EARLY`") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kGetEventStatus});
   const host::Device& device = check.device();
@@ -195,7 +210,20 @@ SECTL_CHECK("event.status_values", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later poll get_event_status in EventMgr, which "
                 "aborts the process on UNKNOWN or ERROR (\"Unexpected Event "
-                "status\")") {
+                "status\")",
+            .establishes =
+                "`get_event_status` answers PENDING while the stream has not reached the record, "
+                "and only PENDING or COMPLETE after it, for an event on a healthy stream",
+            .common_mistakes =
+                "Answering UNKNOWN whatever the event went through: TensorFlow's own test plugin "
+                "does, and TensorFlow's EventMgr aborts on it. Answering ERROR for an event that "
+                "is merely not reached yet.",
+            .how_to_fix =
+                "Answer PENDING until the stream reaches the record and COMPLETE from then on; "
+                "keep ERROR for an event whose stream failed.",
+            .proven_by =
+                "`EVENT_STATUS_UNKNOWN`, `EVENT_STATUS_ALWAYS_UNKNOWN` (with a broken "
+                "host_callback)") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kGetEventStatus});
   const host::Device& device = check.device();
@@ -226,13 +254,21 @@ SECTL_CHECK("event.status_values", kRequired,
   }
 }
 
-SECTL_CHECK("event.rerecord_resets", kRequired,
-            "Recording a COMPLETE event again makes it wait for the new record",
-            .tests = {kRecordEvent},
-            .severity_reason =
-                "TensorFlow 2.5 and later reuse events from EventMgr's pool: an "
-                "event that stays COMPLETE lets the next user go ahead before its "
-                "stream got there") {
+SECTL_CHECK(
+    "event.rerecord_resets", kRequired,
+    "Recording a COMPLETE event again makes it wait for the new record", .tests = {kRecordEvent},
+    .severity_reason =
+        "TensorFlow 2.5 and later reuse events from EventMgr's pool: an "
+        "event that stays COMPLETE lets the next user go ahead before its "
+        "stream got there",
+    .establishes =
+        "an event that was COMPLETE, recorded again behind new busy work, is not "
+        "COMPLETE while that work runs",
+    .common_mistakes =
+        "A \"completed\" flag set once and never cleared, so an event stays COMPLETE "
+        "once seen so (the faulty plugin).",
+    .how_to_fix = "Reset the event in `record_event`: its status refers to its newest record only.",
+    .proven_by = "`EVENT_RERECORD_KEEPS_COMPLETE`") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kGetEventStatus});
   const host::Device& device = check.device();
@@ -262,7 +298,18 @@ SECTL_CHECK("event.block_host_for_event", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later block on an event to wait for a stream, "
                 "and for every stream before destroying it when the plugin has no "
-                "block_host_until_done: returning early frees memory in use") {
+                "block_host_until_done: returning early frees memory in use",
+            .establishes =
+                "`block_host_for_event` on an event recorded behind busy work (a host callback "
+                "that sleeps 50 ms, or a long copy) returns only after that work has finished",
+            .common_mistakes =
+                "An unimplemented wait (VEDA's `block_host_for_event` is a `TODO()`, "
+                "se-c-api-facts.md §5); waiting for copies but not for host callbacks queued "
+                "before the record.",
+            .how_to_fix =
+                "Block until the stream has run past the record: wait on the driver event, or on "
+                "a condition variable the stream's worker signals when it gets there.",
+            .proven_by = "`BLOCK_FOR_EVENT_RETURNS_EARLY`") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kBlockHostForEvent});
   const host::Device& device = check.device();

@@ -147,7 +147,18 @@ SECTL_CHECK("fill.mem_zero", kRequired,
             .severity_reason =
                 "TensorFlow 2.7 and later validate mem_zero and zero-initialise "
                 "device tensors with it (e.g. TensorList, zeros_like): a fill "
-                "that does nothing leaves garbage where zeros belong") {
+                "that does nothing leaves garbage where zeros belong",
+            .establishes =
+                "`mem_zero` on a stream of 0, 1, 13, 8193 and 1 MiB+5 bytes at byte 256 of a "
+                "larger allocation: exactly that range reads back as zeros, and the sentinels "
+                "around it are unchanged",
+            .common_mistakes =
+                "Zeroing only part of the range (the faulty plugin zeroes the first half); a "
+                "fill that does nothing (the field-style faulty plugin's, beside a broken "
+                "`host_callback`); `mem_zero` left unset (the community sample, written for "
+                "TensorFlow 2.6 and older, sets none of the fill functions).",
+            .how_to_fix = "Zero exactly `size` bytes at `location->opaque` in stream order.",
+            .proven_by = "`MEM_ZERO_PARTIAL`, `MEM_ZERO_NOOP` (with a broken host_callback)") {
   CheckFill(
       check,
       {.function = abi::PluginFunction::kMemZero,
@@ -164,7 +175,20 @@ SECTL_CHECK("fill.memset", kRecommended,
             .tests = {kMemset},
             .severity_reason =
                 "TensorFlow 2.7 and later validate that memset is set, but no "
-                "released TensorFlow calls the 8-bit memset itself") {
+                "released TensorFlow calls the 8-bit memset itself",
+            .establishes =
+                "`memset` on a stream writes the byte 0xA7 to exactly 0, 1, 13, 8193 and 1 MiB+5 "
+                "bytes at byte 256 of a larger allocation, and nothing around them (a problem "
+                "warns: TensorFlow never calls it)",
+            .common_mistakes =
+                "Implementing the 8-bit fill with a 32-bit fill without replicating the byte, so "
+                "the pattern lands in every fourth byte (the faulty plugin); a fill that does "
+                "nothing.",
+            .how_to_fix =
+                "Write `pattern` to each of the `size` bytes; to use a 32-bit fill, replicate "
+                "the byte into all four (`pattern * 0x01010101u`) and handle a tail that is not "
+                "a multiple of 4.",
+            .proven_by = "`MEMSET_WRONG_PATTERN`, `MEMSET_NOOP`") {
   CheckFill(check,
             {.function = abi::PluginFunction::kMemset,
              .sizes = kByteFillSizes,
@@ -186,7 +210,20 @@ SECTL_CHECK("fill.memset32", kRequired,
             .severity_reason =
                 "TensorFlow 2.7 and later validate memset32 and fill 32-bit "
                 "tensors with it (size in bytes): a wrong fill corrupts those "
-                "tensors or their neighbours") {
+                "tensors or their neighbours",
+            .establishes =
+                "`memset32` on a stream with the pattern 0x9E3779B9 and sizes of 0, 4, 12, 8196 "
+                "and 1 MiB+4 bytes: exactly `size` bytes (size/4 words) at byte 256 of a larger "
+                "allocation hold the pattern, and nothing after them (room is left for a fill 4 "
+                "times too long to be seen and named)",
+            .common_mistakes =
+                "Taking `size` as a count of 32-bit words and filling 4 times as many bytes: the "
+                "VEDA plugin passes `size` straight to `vedaMemsetD32Async`, which looks like "
+                "element-count semantics (se-c-api-facts.md §3.6).",
+            .how_to_fix =
+                "`size` is in bytes and a multiple of 4: fill `size / 4` words (pass `size / 4` "
+                "to a driver call that counts elements).",
+            .proven_by = "`MEMSET32_ELEMENT_COUNT`") {
   CheckFill(check,
             {.function = abi::PluginFunction::kMemset32,
              .sizes = kWordFillSizes,

@@ -336,7 +336,23 @@ SECTL_CHECK("lifecycle.tensorflow_order", kRequired,
                 "TensorFlow 2.5 and later: the first use of each visible device creates its "
                 "executor and keeps every one alive at once, each with its streams and events; "
                 "a plugin that cannot hold them all fails TensorFlow's device creation. The "
-                "teardown order is the one TensorFlow's own unit tests run") {
+                "teardown order is the one TensorFlow's own unit tests run",
+            .establishes =
+                "registration as TensorFlow does it; then every device (up to 64) created and in "
+                "use at once, each with a stream, an event recorded on it and, where the plugin "
+                "has timers, a timer; then teardown in TensorFlow's order: timers, events, "
+                "streams, devices, then `destroy_device_fns`, `destroy_stream_executor`, "
+                "`destroy_timer_fns`, `destroy_platform`, `destroy_platform_fns`",
+            .common_mistakes =
+                "State shared by all devices (a driver context, a queue) that the first "
+                "`destroy_device` tears down while other devices still use it; the faulty plugin "
+                "frees a shared context in every `destroy_device`, so the second one crashes. A "
+                "plugin tested with one device at a time only.",
+            .how_to_fix =
+                "Reference-count what devices share and release it with the last device, or in "
+                "`destroy_platform`; test with every device alive at once, as TensorFlow keeps "
+                "them.",
+            .proven_by = "`SHARED_CONTEXT_TEARDOWN` (crash)") {
   host::Platform& platform = check.platform();
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kDestroyStream,
                              PluginFunction::kCreateEvent, PluginFunction::kDestroyEvent,
@@ -389,7 +405,18 @@ SECTL_CHECK("lifecycle.recreate", kRecommended,
             .severity_reason =
                 "No released TensorFlow destroys a device in a running process (its platforms live "
                 "until exit); only tests, notebooks that reload and TensorFlow's own unit tests "
-                "create a device again") {
+                "create a device again",
+            .establishes =
+                "a device with a stream, an event and (where provided) a timer is created, used "
+                "and destroyed 50 times over, every cycle succeeding",
+            .common_mistakes =
+                "Resources taken from a fixed table that `destroy_device` (or `destroy_stream`, "
+                "`destroy_event`) never gives back, so creation fails after a number of cycles; "
+                "the faulty plugin's device table has 16 slots.",
+            .how_to_fix =
+                "Give back in each destroy function everything the matching create took: table "
+                "slots, handles, driver objects.",
+            .proven_by = "`DEVICE_TABLE_EXHAUSTED`") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kDestroyStream,
                              PluginFunction::kCreateEvent, PluginFunction::kDestroyEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kBlockHostForEvent});
@@ -419,7 +446,27 @@ SECTL_CHECK("lifecycle.no_growth", kRecommended,
                 "Growth harms long-running processes only; nothing fails at once. No released "
                 "TensorFlow destroys a device while it runs; events leak fastest under the "
                 "latest TensorFlow, whose BlockHostUntilDone creates and destroys an event each "
-                "time on a plugin without block_host_until_done") {
+                "time on a plugin without block_host_until_done",
+            .establishes =
+                "over 50 cycles (after 5 to warm up) of creating and destroying a device with a "
+                "stream, an event and (where provided) a timer: threads grow by at most 2, "
+                "resident memory by at "
+                "most 8 MiB, and `bytes_in_use` not at all; and over hundreds of "
+                "`create_stream`/`destroy_stream` and `create_event`/`destroy_event` cycles the "
+                "heap does not grow (16 bytes or half a heap block per cycle, in both halves of "
+                "the run, is a leak)",
+            .common_mistakes =
+                "A helper thread per stream that `destroy_stream` never stops; a staging buffer "
+                "per stream or device memory per event that is never freed; a destroy function "
+                "that forgets the object (`destroy_stream` or `destroy_event` that frees "
+                "nothing).",
+            .how_to_fix =
+                "Make each destroy function undo its create: join the threads it started, free "
+                "its buffers and device memory, and free the object itself. Run the plugin under "
+                "a leak checker through repeated create/destroy cycles.",
+            .proven_by =
+                "`LEAKS_STREAM_THREADS`, `LEAKS_MEMORY_PER_STREAM`, "
+                "`LEAKS_DEVICE_MEMORY_PER_EVENT`, `STREAM_DESTROY_LEAKS`, `EVENT_DESTROY_LEAKS`") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kDestroyStream,
                              PluginFunction::kCreateEvent, PluginFunction::kDestroyEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kBlockHostForEvent});

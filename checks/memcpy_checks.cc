@@ -208,7 +208,24 @@ SECTL_CHECK("memcpy.htod", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later copy every tensor that goes to the device "
                 "with memcpy_htod, into BFC regions at interior offsets: wrong "
-                "bytes corrupt the model's inputs or their neighbours") {
+                "bytes corrupt the model's inputs or their neighbours",
+            .establishes =
+                "`memcpy_htod` of 1, 13, 8193 and 2 MiB+5 bytes, from a host buffer that ends at "
+                "an inaccessible page into byte 256 of a larger allocation: the allocation reads "
+                "back with exactly that range replaced, and the 256 sentinel bytes on both sides "
+                "unchanged",
+            .common_mistakes =
+                "An off-by-one in the length (the faulty plugin drops the last byte); copying to "
+                "the start of the allocation rather than to `opaque`, which TensorFlow's BFC "
+                "allocator points into the middle of a region; reading past the end of the host "
+                "buffer.",
+            .how_to_fix =
+                "Copy exactly `size` bytes from `host_src` to `device_dst->opaque`, which may be "
+                "an interior pointer; test sizes that are odd, 1 byte, and larger than any chunk "
+                "the driver splits copies into.",
+            .proven_by =
+                "`HTOD_DROPS_LAST_BYTE`, `SYNC_HTOD_CRASH` (memcpy.htod still fails through the "
+                "fallback route while sync_memcpy_htod crashes)") {
   CheckCopyToDevice(check, CopyForm::kHtoD);
 }
 
@@ -219,7 +236,20 @@ SECTL_CHECK("memcpy.dtoh", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later read every tensor back to the host "
                 "(results, CPU kernels' inputs) with memcpy_dtoh: wrong or stale "
-                "bytes are wrong results") {
+                "bytes are wrong results",
+            .establishes =
+                "`memcpy_dtoh` of 1, 13, 8193 and 2 MiB+5 bytes from byte 256 of a larger "
+                "allocation into a host buffer that ends at an inaccessible page, twice, with "
+                "the range's contents changed in between: the host buffer gets exactly the "
+                "device's current bytes, and nothing around it is written",
+            .common_mistakes =
+                "Corrupting the bytes on their way (the faulty plugin flips the first one); "
+                "writing one byte more than asked, past the end of the host buffer; returning a "
+                "cached, stale copy of a range read before.",
+            .how_to_fix =
+                "Copy exactly `size` bytes from `device_src->opaque` to `host_dst`, from the "
+                "device's current contents each time; never write outside `host_dst[0, size)`.",
+            .proven_by = "`CORRUPT_DTOH`, `DTOH_READS_PAST_END` (crash)") {
   CheckCopyToHost(check, CopyForm::kDtoH);
 }
 
@@ -231,7 +261,19 @@ SECTL_CHECK("memcpy.dtod", kRequired,
                 "TensorFlow 2.5 and later copy tensors within the device with "
                 "memcpy_dtod where the plugin provides it (it is skipped where it "
                 "does not): wrong bytes corrupt the copied tensor or its "
-                "neighbours") {
+                "neighbours",
+            .establishes =
+                "`memcpy_dtod` of 1, 13, 8193 and 2 MiB+5 bytes from byte 512 of one allocation "
+                "to byte 256 of another: the destination changes in exactly that range and the "
+                "source not at all",
+            .common_mistakes =
+                "Ignoring the offset of an interior pointer: a plugin that keeps a handle per "
+                "allocation and copies from the start of the allocation, not from `opaque` (the "
+                "faulty plugin does); swapping source and destination.",
+            .how_to_fix =
+                "Resolve `opaque` to the allocation and the offset within it, for the source and "
+                "the destination alike; copy exactly `size` bytes.",
+            .proven_by = "`DTOD_IGNORES_OFFSET`") {
   CheckCopyWithinDevice(check, CopyForm::kDtoD);
 }
 
@@ -242,7 +284,20 @@ SECTL_CHECK("memcpy.sync_htod", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later validate sync_memcpy_htod and use it for "
                 "synchronous copies to the device (SynchronousMemcpy, e.g. "
-                "constants): wrong bytes corrupt those tensors") {
+                "constants): wrong bytes corrupt those tensors",
+            .establishes =
+                "`sync_memcpy_htod` of 1, 13, 8193 and 2 MiB+5 bytes into byte 256 of a larger "
+                "allocation: exactly that range is replaced, and the sentinels on both sides are "
+                "unchanged",
+            .common_mistakes =
+                "Copying in whole words and losing the tail of a size that is not a multiple of "
+                "the word (the faulty plugin moves 8-byte words only); crashing or exiting "
+                "inside the call (`exit()` in `sync_memcpy_htod` is one of the field corpus's "
+                "defects).",
+            .how_to_fix =
+                "Copy exactly `size` bytes, tail included, and return only once they are on the "
+                "device; report failure through the status, never by exiting.",
+            .proven_by = "`SYNC_HTOD_TRUNCATES`, `SYNC_HTOD_CRASH` (crash)") {
   CheckCopyToDevice(check, CopyForm::kSyncHtoD);
 }
 
@@ -253,7 +308,19 @@ SECTL_CHECK("memcpy.sync_dtoh", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later validate sync_memcpy_dtoh and use it for "
                 "synchronous reads of device tensors (SynchronousMemcpy): wrong "
-                "or stale bytes are wrong values") {
+                "or stale bytes are wrong values",
+            .establishes =
+                "`sync_memcpy_dtoh` of 1, 13, 8193 and 2 MiB+5 bytes from byte 256 of a larger "
+                "allocation, twice, with the range's contents changed in between: the host "
+                "buffer gets exactly the device's current bytes each time, and nothing around it "
+                "is written",
+            .common_mistakes =
+                "A read cache that returns what an earlier read of the same range got, however "
+                "the device changed since (the faulty plugin's stale copy).",
+            .how_to_fix =
+                "Read from the device every time, after the work enqueued before has written it; "
+                "if you cache, invalidate on every write to the range.",
+            .proven_by = "`SYNC_DTOH_STALE`") {
   CheckCopyToHost(check, CopyForm::kSyncDtoH);
 }
 
@@ -264,7 +331,20 @@ SECTL_CHECK("memcpy.sync_dtod", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later use sync_memcpy_dtod for synchronous "
                 "device-to-device copies where the plugin provides it (skipped "
-                "where it does not): wrong bytes corrupt tensors") {
+                "where it does not): wrong bytes corrupt tensors",
+            .establishes =
+                "where provided, `sync_memcpy_dtod` of 1, 13, 8193 and 2 MiB+5 bytes from byte "
+                "512 of one allocation to byte 256 of another: the destination changes in "
+                "exactly that range and the source not at all (skipped where the plugin has "
+                "none)",
+            .common_mistakes =
+                "Source and destination swapped, so the destination's bytes overwrite the source "
+                "(the faulty plugin); the same interior-offset mistakes as `memcpy_dtod`.",
+            .how_to_fix =
+                "Copy from `device_src` to `device_dst`, in that order, exactly `size` bytes at "
+                "their interior offsets; or leave `sync_memcpy_dtod` null if you do not support "
+                "TensorFlow 2.15 or older (which call it without a null check).",
+            .proven_by = "`SYNC_DTOD_WRONG`") {
   CheckCopyWithinDevice(check, CopyForm::kSyncDtoD);
 }
 
@@ -274,7 +354,20 @@ SECTL_CHECK("memcpy.zero_size", kRequired,
                       kSyncMemcpyDtoD},
             .severity_reason =
                 "TensorFlow 2.5 and later copy empty tensors like any other: an "
-                "error fails the operation, a crash ends the process") {
+                "error fails the operation, a crash ends the process",
+            .establishes =
+                "every copy form the plugin provides (`memcpy_htod`, `memcpy_dtoh`, "
+                "`memcpy_dtod` and their `sync_` forms) succeeds on 0 bytes, with a host pointer "
+                "at the first byte of an inaccessible page, and leaves the allocation around the "
+                "empty range unchanged",
+            .common_mistakes =
+                "Touching a buffer that only exists for non-empty copies (a staging buffer, a "
+                "driver handle) when the size is 0, or passing 0 to a driver call that refuses "
+                "it. The DirectML plugin short-circuits zero-size copies to OK, which is right.",
+            .how_to_fix =
+                "Return OK at once when `size` is 0, before touching any pointer, in every copy "
+                "function.",
+            .proven_by = "`ZERO_SIZE_CRASH` (crash)") {
   copies::SkipUnlessProvided(check, abi::PluginFunction::kAllocate);
   // Seeded through the stream copies first: the synchronous ones are those
   // seen crashing on real copies in the field, which memcpy.sync_* report;

@@ -297,7 +297,27 @@ SECTL_CHECK("memory.allocate", kRequired,
                 "TensorFlow 2.5 and later (every generation) place every tensor of the device "
                 "in what allocate returns, at the size it reports: short, unusable or "
                 "overlapping blocks corrupt tensors, and an overrun of the plugin's own heap "
-                "corrupts the TensorFlow process") {
+                "corrupts the TensorFlow process",
+            .establishes =
+                "for 12 sizes held at once (1 byte to 16 MiB+3) and 256 MiB alone (where the "
+                "device reports room for it twice): `allocate` returns memory, reports at least "
+                "the size asked for in `SP_DeviceMemoryBase.size`, both ends of each block can "
+                "be written and read back, and no two live blocks overlap; the plugin's own "
+                "small heap blocks end at a guard page, so an overrun of one crashes where it "
+                "happens",
+            .common_mistakes =
+                "Leaving `SP_DeviceMemoryBase.size` at 0 (TensorFlow builds the tensor from the "
+                "size the plugin reports). An `allocate` that does nothing (TensorFlow's own "
+                "test plugin leaves `mem` untouched). Bookkeeping stored past the end of a small "
+                "heap block of the plugin's own (the faulty plugin writes a 4-byte tag into a "
+                "1-byte block, which glibc's padding hides).",
+            .how_to_fix =
+                "Fill `opaque` and `size` (and `payload` if you use it) for every allocation, "
+                "hand out blocks that do not overlap while alive, and size your own heap records "
+                "by what you store in them; run the plugin under AddressSanitizer.",
+            .proven_by =
+                "`SIZE_NOT_REPORTED`, `ALLOCATE_OVERRUNS_SMALL_BLOCK` (crash: \"wrote 3 bytes "
+                "past the end of a 1-byte block\")") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   std::vector<std::string> failed;
@@ -380,7 +400,20 @@ SECTL_CHECK("memory.alignment", kRequired,
             .tests = {kAllocate},
             .severity_reason =
                 "TensorFlow 2.5 and later CHECK that every tensor buffer is 64-byte aligned "
-                "(Tensor's IsAligned), and abort the process when it is not") {
+                "(Tensor's IsAligned), and abort the process when it is not",
+            .establishes =
+                "16 allocations held at once, of small and odd sizes (1 to 1 MiB+1: 1, 8, 24 "
+                "three times, 40, 63, 64, 65, ...), so that a bump or slab allocator shows every "
+                "offset it hands out: every `opaque` is 64-byte aligned",
+            .common_mistakes =
+                "Device memory taken from `malloc` (16-byte aligned) or carved out of a larger "
+                "block at unaligned offsets; tensorflow/tensorflow#49202 (Apple) and "
+                "intel-extension-for-tensorflow #78 and #87 report TensorFlow's \"Check failed: "
+                "IsAligned()\" for pluggable devices with a custom allocator.",
+            .how_to_fix =
+                "Align every allocation to 64 bytes (`aligned_alloc(64, ...)`, or round offsets "
+                "within a pool up to 64).",
+            .proven_by = "`MISALIGNED_ALLOCATION`") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   std::vector<host::DeviceMemory> held;
@@ -409,7 +442,18 @@ SECTL_CHECK("memory.allocate_zero", kRecommended,
             .severity_reason =
                 "No released TensorFlow asks allocate for 0 bytes (its DeviceMemAllocator "
                 "allocates only when num_bytes > 0), so none frees a 0-byte block either; "
-                "other hosts and direct users may") {
+                "other hosts and direct users may",
+            .establishes =
+                "`allocate` of 0 bytes returns null or valid memory without crashing, and "
+                "`deallocate` takes back a non-null block passed as TensorFlow passes blocks "
+                "(only `opaque` set)",
+            .common_mistakes =
+                "Writing a bookkeeping header in front of a block that was never obtained for 0 "
+                "bytes, or asking the driver for 0 bytes and using its null answer.",
+            .how_to_fix =
+                "Handle a size of 0 first: return `opaque = NULL`, `size = 0` (or a valid "
+                "minimal block), and let `deallocate` accept what `allocate(0)` returned.",
+            .proven_by = "`ALLOCATE_ZERO_CRASH` (crash)") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   const SP_DeviceMemoryBase memory =
@@ -455,7 +499,23 @@ SECTL_CHECK("memory.deallocate", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later (every generation) free every tensor with "
                 "DeviceMemoryBase(ptr): size 0 and payload 0. A deallocate that needs the size "
-                "leaks every tensor, one that crashes on size 0 kills the process") {
+                "leaks every tensor, one that crashes on size 0 kills the process",
+            .establishes =
+                "`deallocate` accepts memory whose `opaque` is null, and a 1 MiB block passed "
+                "with only `opaque` set (size 0, payload 0, as TensorFlow frees every tensor) is "
+                "really freed: `bytes_in_use` drops as much as when the block is passed as "
+                "`allocate` filled it (judged where `get_allocator_stats` answers)",
+            .common_mistakes =
+                "Freeing by `size` or by a handle kept in `payload`, which TensorFlow never "
+                "passes back (`DeviceMemoryBase(ptr)` has size 0 and payload 0), so every tensor "
+                "leaks; crashing on a null `opaque` or on size 0. TensorFlow's own unit test of "
+                "`deallocate` calls the executor directly and passes the size, so a plugin "
+                "tested only against it never meets size 0.",
+            .how_to_fix =
+                "Find the allocation from `opaque` alone (keep a map from address to "
+                "allocation), accept `opaque == NULL` as a no-op, and never rely on `size` or "
+                "`payload` in `deallocate`.",
+            .proven_by = "`DEALLOCATE_NEEDS_SIZE`") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
                              PluginFunction::kGetAllocatorStats});
   const host::Device& device = check.device();
@@ -514,7 +574,19 @@ SECTL_CHECK("memory.concurrent_allocation", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later allocate from the executor's many threads at once "
                 "(with use_bfc_allocator false, every tensor is one allocate call); overlapping "
-                "blocks make two tensors share memory") {
+                "blocks make two tensors share memory",
+            .establishes =
+                "8 threads started together each make 32 allocations of 24 bytes to 40,000 bytes "
+                "and hold them: no two blocks overlap, whichever threads made them",
+            .common_mistakes =
+                "A suballocator or bump pointer without a lock (read the next free offset, write "
+                "it back advanced), so two threads inside it at once get the same block; with "
+                "`use_bfc_allocator` false, TensorFlow calls `allocate` for every tensor from "
+                "many threads.",
+            .how_to_fix =
+                "Protect the allocator's state with a mutex or update it atomically "
+                "(`atomic_fetch_add` on the offset), and test allocation from several threads.",
+            .proven_by = "`OVERLAPPING_ALLOCATIONS`") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   std::vector<ThreadAllocations> results(kAllocatingThreads);
@@ -631,20 +703,40 @@ SECTL_CHECK("memory.host_memory", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later take the device's pinned host tensors from "
                 "host_memory_allocate (the pluggable device's host allocator) and CHECK their "
-                "64-byte alignment like any tensor's") {
+                "64-byte alignment like any tensor's",
+            .establishes =
+                "`host_memory_allocate` of 1, 100, 4097 and 1 MiB+3 bytes returns 64-byte "
+                "aligned memory that holds what the host writes into it",
+            .common_mistakes =
+                "Pinned host memory taken from plain `malloc` (16-byte aligned), or offset by a "
+                "header the plugin keeps in front of it.",
+            .how_to_fix =
+                "Align host allocations to 64 bytes, as for device memory (`aligned_alloc(64, "
+                "...)`, or the driver's pinned allocator with that alignment).",
+            .proven_by = "`UNALIGNED_HOST_MEMORY`") {
   SkipUnlessProvided(check,
                      {PluginFunction::kHostMemoryAllocate, PluginFunction::kHostMemoryDeallocate});
   CheckHostAccessibleMemory(check, host::HostMemoryKind::kPinned, "host_memory_allocate");
 }
 
-SECTL_CHECK("memory.unified_memory", kRecommended,
-            "unified_memory_allocate returns 64-byte aligned memory the host can use, where the "
-            "platform supports unified memory",
-            .tests = {kUnifiedMemoryAllocate},
-            .severity_reason =
-                "No released TensorFlow allocates unified memory for a pluggable device (its "
-                "device factory answers \"Unified memory is not supported yet\"); TensorFlow "
-                "only requires the member to be set when supports_unified_memory is true") {
+SECTL_CHECK(
+    "memory.unified_memory", kRecommended,
+    "unified_memory_allocate returns 64-byte aligned memory the host can use, where the "
+    "platform supports unified memory",
+    .tests = {kUnifiedMemoryAllocate},
+    .severity_reason =
+        "No released TensorFlow allocates unified memory for a pluggable device (its "
+        "device factory answers \"Unified memory is not supported yet\"); TensorFlow "
+        "only requires the member to be set when supports_unified_memory is true",
+    .establishes =
+        "where the platform sets `supports_unified_memory`, `unified_memory_allocate` of "
+        "1, 100, 4097 and 1 MiB+3 bytes returns 64-byte aligned memory that holds what "
+        "the host writes into it (skipped otherwise)",
+    .common_mistakes = "Unified memory taken from an allocator with less than 64-byte alignment.",
+    .how_to_fix =
+        "Align unified allocations to 64 bytes; or leave `supports_unified_memory` "
+        "false, since no released TensorFlow asks a pluggable device for unified memory.",
+    .proven_by = "`UNALIGNED_UNIFIED_MEMORY`") {
   if (!check.platform().supports_unified_memory()) {
     check.Skip(
         "the platform does not set supports_unified_memory (optional), so TensorFlow "
@@ -742,7 +834,21 @@ SECTL_CHECK("memory.allocator_stats", kRecommended,
             .tests = {kGetAllocatorStats},
             .severity_reason =
                 "TensorFlow only reports the statistics (memory profiling, tf.config "
-                "get_memory_info) and treats a false return as 'unavailable'") {
+                "get_memory_info) and treats a false return as 'unavailable'",
+            .establishes =
+                "while 1 MiB and 3 MiB+7 bytes are held, `bytes_in_use` rises by at least their "
+                "sum and `num_allocs` by 2; after they are freed, `bytes_in_use` returns; "
+                "`peak_bytes_in_use` is never below `bytes_in_use`; a `bytes_limit` of 1 GiB or "
+                "less (with `has_bytes_limit`) is enforced: asking for more than it leaves fails",
+            .common_mistakes =
+                "Statistics that only ever grow (`deallocate` forgets to subtract); a "
+                "`bytes_limit` reported but never checked by `allocate`. TensorFlow's own test "
+                "plugin returns true without filling anything.",
+            .how_to_fix =
+                "Keep the counters in `allocate` and `deallocate` under one lock; report "
+                "`has_bytes_limit` only for a limit `allocate` enforces; return false when you "
+                "keep no statistics.",
+            .proven_by = "`STATS_NOT_RELEASED`, `LIMIT_NOT_ENFORCED`") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
                              PluginFunction::kGetAllocatorStats});
   const host::Device& device = check.device();
@@ -788,12 +894,22 @@ SECTL_CHECK("memory.allocator_stats", kRecommended,
 // device_memory_usage
 // ---------------------------------------------------------------------------
 
-SECTL_CHECK("memory.usage", kRequired, "device_memory_usage returns true with 0 <= free <= total",
-            .tests = {kDeviceMemoryUsage},
-            .severity_reason =
-                "TensorFlow 2.5 and later size the device's memory pool from "
-                "device_memory_usage when creating the device, and fail device creation "
-                "(\"Failed to query available memory\") when it returns false") {
+SECTL_CHECK(
+    "memory.usage", kRequired, "device_memory_usage returns true with 0 <= free <= total",
+    .tests = {kDeviceMemoryUsage},
+    .severity_reason =
+        "TensorFlow 2.5 and later size the device's memory pool from "
+        "device_memory_usage when creating the device, and fail device creation "
+        "(\"Failed to query available memory\") when it returns false",
+    .establishes = "`device_memory_usage` returns true, with total > 0 and 0 <= free <= total",
+    .common_mistakes =
+        "Returning false when the driver cannot say (TensorFlow then fails to create the "
+        "device), or returning true without filling `free` and `total` (TensorFlow's own "
+        "test plugin does).",
+    .how_to_fix =
+        "Always return true with real numbers; where the device cannot tell, report its "
+        "capacity as total and an estimate of what is free.",
+    .proven_by = "`USAGE_RETURNS_FALSE`") {
   SkipUnlessProvided(check, {PluginFunction::kDeviceMemoryUsage});
   const host::MemoryUsage usage =
       check.Require(check.device().QueryMemoryUsage(), "device_memory_usage");
@@ -842,7 +958,20 @@ SECTL_CHECK("memory.usage_tracks_allocations", kRecommended,
             .severity_reason =
                 "TensorFlow reads device_memory_usage once, when it creates the device, so "
                 "free memory that never drops misleads only later readers (a pooled "
-                "allocator with constant free memory is common and harmless)") {
+                "allocator with constant free memory is common and harmless)",
+            .establishes =
+                "while 64 MiB are allocated (and written to all of it, for devices that commit "
+                "memory on first touch), the free memory `device_memory_usage` reports drops by "
+                "at least 32 MiB, in one of 3 attempts; free memory that follows the host's RAM "
+                "is not judged",
+            .common_mistakes =
+                "Reporting all memory as free whatever is allocated, or a constant; a pooled "
+                "allocator that never updates the figure (common and harmless to TensorFlow, "
+                "which reads it once).",
+            .how_to_fix =
+                "Report free memory as the device (or your allocator's accounting) sees it at "
+                "the time of the call.",
+            .proven_by = "`FREE_NEVER_DROPS`") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
                              PluginFunction::kDeviceMemoryUsage, PluginFunction::kSyncMemcpyHtoD});
   const host::Device& device = check.device();

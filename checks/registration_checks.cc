@@ -51,7 +51,26 @@ SECTL_CHECK("registration.init", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later refuse to register a plugin whose SE_InitPlugin or "
                 "create_* call fails or whose platform name or type is invalid: the device never "
-                "appears (create_timer_fns only for 2.5 to 2.15, which call it)") {
+                "appears (create_timer_fns only for 2.5 to 2.15, which call it)",
+            .establishes =
+                "`SE_InitPlugin`, offered version 0.0.1 as every released TensorFlow offers it, "
+                "succeeds and registers a platform: `name` and `type` set and matching "
+                "`[A-Z][A-Z_]*`, `destroy_platform` and `destroy_platform_fns` set; "
+                "`create_device_fns` and `create_stream_executor` (and `create_timer_fns`, for a "
+                "generation that calls it) succeed; `get_device_count` reports at least 1 device",
+            .common_mistakes =
+                "A platform name or type in mixed case or with punctuation: the community "
+                "tutorial's `SE_InitPlugin` example uses the type \"MyDevice\", which TensorFlow "
+                "refuses (the faulty plugin uses \"Faulty-Device\"). The same example takes "
+                "`name` and `type` from a local `std::string`'s `c_str()`, which dangles once "
+                "`SE_InitPlugin` returns.",
+            .how_to_fix =
+                "Give `name` and `type` upper-case letters and `_` only (\"MY_DEVICE\"), from "
+                "string literals or storage that lives as long as the plugin is loaded; set "
+                "`destroy_platform` and `destroy_platform_fns`; leave the status OK on every "
+                "create_* function that succeeds; and report at least one device from "
+                "`get_device_count`.",
+            .proven_by = "`INVALID_PLATFORM_NAME`") {
   host::Platform& platform = check.platform();
   check.details() = {{"platform_name", platform.name()},
                      {"platform_type", platform.type()},
@@ -88,7 +107,19 @@ SECTL_CHECK("registration.version_fields", kInfo,
             .tests = {kInitPlugin},
             .severity_reason =
                 "No released TensorFlow reads the version fields back after "
-                "SE_InitPlugin; only the API's versioning strategy asks for it") {
+                "SE_InitPlugin; only the API's versioning strategy asks for it",
+            .establishes =
+                "after `SE_InitPlugin`, the host's `major_version`, `minor_version` and "
+                "`patch_version` in `SE_PlatformRegistrationParams` still read what the host "
+                "wrote (0.0.1); a change warns",
+            .common_mistakes =
+                "Writing the plugin's own version into the host's fields: the DirectML plugin "
+                "overwrites `major_version`, `minor_version` and `patch_version` with its plugin "
+                "version (se-c-api-facts.md §5). The faulty plugin writes 1.4.2.",
+            .how_to_fix =
+                "Read the version fields, never write them: they say which API the host speaks. "
+                "Report the plugin's own version some other way, for example in a log line.",
+            .proven_by = "`OVERWRITES_VERSION`") {
   const host::Platform& platform = check.platform();
   const auto& offered = platform.version_offered();
   const auto& after = platform.version_after_init();
@@ -111,7 +142,24 @@ SECTL_CHECK("registration.required_callbacks", kRequired,
                 "The selected generation (2.5, 2.7, 2.10 or latest): it refuses to register a "
                 "plugin without a member it validates, crashes calling a null member it calls "
                 "without a check, and calls the wrong function where its layout differs from the "
-                "plugin's (2.5 reads host_callback where a 288-byte plugin put mem_zero)") {
+                "plugin's (2.5 reads host_callback where a 288-byte plugin put mem_zero)",
+            .establishes =
+                "read at the selected `--tf-version` generation's own offsets, every member that "
+                "generation validates (it refuses the plugin without it) or calls without a null "
+                "check is set; each one missing is named with what that generation would do",
+            .common_mistakes =
+                "Members an older generation validates left null: the timer functions, which "
+                "TensorFlow 2.5 to 2.15 validate, or `mem_zero`, `memset` and `memset32`, which "
+                "2.7 and later validate (the community sample, written for TensorFlow 2.6 and "
+                "older, sets none of them). `destroy_timer_fns` left null although every "
+                "generation calls it at teardown. A plugin built against the 288-byte header "
+                "loaded by 2.5, which reads its `mem_zero` where it expects `host_callback`.",
+            .how_to_fix =
+                "Set every member the TensorFlow generations you support validate or call, even "
+                "as a stub that sets an error status; keep `destroy_timer_fns` set even without "
+                "timers. Build against the header of the oldest TensorFlow you support, or fill "
+                "only the members that end within the `struct_size` the host pre-filled.",
+            .proven_by = "`NO_HOST_CALLBACK`, `NO_DESTROY_TIMER_FNS`") {
   // One judgement with compat.* and the probe: the plugin's structs read at
   // the selected generation's own offsets (host/compatibility.h).
   const abi::HostGeneration& generation = check.generation();
@@ -134,7 +182,21 @@ SECTL_CHECK("registration.major_version", kInfo,
             .tests = {kInitPlugin},
             .severity_reason =
                 "Every released TensorFlow offers version 0.0.1 (SE_MAJOR never "
-                "changed), so none is harmed; the versioning strategy asks for it") {
+                "changed), so none is harmed; the versioning strategy asks for it",
+            .establishes =
+                "offered major version 1 (1.0.1: a host whose structs this plugin cannot know), "
+                "`SE_InitPlugin` refuses, and writes nothing into the host's structs before "
+                "refusing; accepting, or refusing after writing, warns",
+            .common_mistakes =
+                "No version check at all (TensorFlow core never checks, so nothing prompts one, "
+                "although the versioning strategy's example puts the check in the plugin), or a "
+                "check made only after the plugin has filled the host's structs. The faulty "
+                "plugin hides the host's major version from its own check.",
+            .how_to_fix =
+                "First thing in `SE_InitPlugin`: when `params->major_version != SE_MAJOR`, set a "
+                "non-OK status that names both versions (FAILED_PRECONDITION) and return before "
+                "writing anything.",
+            .proven_by = "`ACCEPTS_ANY_MAJOR`") {
   const InitCall next_major(check, kNextMajorVersion);
   check.details() = next_major.Describe();
   if (next_major.succeeded() && !next_major.RegisteredNothing()) {
@@ -160,7 +222,23 @@ SECTL_CHECK("registration.status", kRecommended,
             .severity_reason =
                 "Every released TensorFlow offers version 0.0.1, where registration.init already "
                 "judges the status; the hosts of other versions this check emulates are yet to "
-                "come, and TensorFlow reads nothing but the status there") {
+                "come, and TensorFlow reads nothing but the status there",
+            .establishes =
+                "offered 1.0.1 and 0.1.1, `SE_InitPlugin` never returns OK having registered "
+                "nothing (a silent refusal: no name, type or destroy functions), and never "
+                "leaves a non-OK status after registering the platform for the compatible minor "
+                "version (a stale error)",
+            .common_mistakes =
+                "Returning early from a refusal without setting the status: TensorFlow takes OK, "
+                "then rejects the plugin for its missing `destroy_platform`, which hides the "
+                "real reason. Leaving a \"warning\" in the status of a registration that went "
+                "ahead: TensorFlow treats any non-OK status as failure, and reuses one "
+                "`TF_Status` for all the calls of registration without resetting it.",
+            .how_to_fix =
+                "Set the status on every path out of `SE_InitPlugin`: a non-OK code with the "
+                "reason when refusing, `TF_OK` once the platform is registered. Put warnings in "
+                "a log, never in the status.",
+            .proven_by = "`STATUS_NOT_SET_ON_REJECT`, `STALE_STATUS_ON_SUCCESS`") {
   // Two hosts the plugin may accept or refuse; whichever it does, the
   // status must say so, because TensorFlow reads nothing else. One
   // registration at a time, each torn down before the next.

@@ -246,7 +246,21 @@ SECTL_CHECK("stream.in_order", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later enqueue a copy and the work that reads "
                 "its result on one stream and rely on that order alone: out of "
-                "order, tensors are read before they are written") {
+                "order, tensors are read before they are written",
+            .establishes =
+                "on one stream, 64 KiB written (version 1), then, queued behind a host callback "
+                "that holds the stream: write version 2, read, write version 3, read; each read "
+                "returns the version written just before it, never a later or earlier one",
+            .common_mistakes =
+                "Doing a copy at once on the caller's thread while earlier work is still queued "
+                "on the stream (the faulty plugin does this while a host callback is pending); a "
+                "host-callback thread or DMA engine that the stream's other work does not wait "
+                "for.",
+            .how_to_fix =
+                "Run everything enqueued on a stream (copies, fills, host callbacks) in the "
+                "order it was enqueued, through one queue per stream; do work at once only when "
+                "nothing is pending on that stream.",
+            .proven_by = "`STREAM_OUT_OF_ORDER`") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kCreateStream,
                              PluginFunction::kMemcpyHtoD, PluginFunction::kMemcpyDtoH});
   constexpr size_t kBytes = size_t{64} * 1024;
@@ -297,7 +311,22 @@ SECTL_CHECK("stream.dependency", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later make the compute stream wait for copy "
                 "streams with create_stream_dependency: ignored, kernels read "
-                "tensors not yet copied") {
+                "tensors not yet copied",
+            .establishes =
+                "after `create_stream_dependency(waiting, other)`, a host callback enqueued on "
+                "`waiting` does not run while `other` is still inside a host callback enqueued "
+                "before the dependency (the only observation no correct plugin, synchronous or "
+                "asynchronous, can produce)",
+            .common_mistakes =
+                "A no-op `create_stream_dependency`, which is right only for a plugin that "
+                "finishes all work at enqueue time; noting the dependency without making the "
+                "waiting stream's queue wait for it.",
+            .how_to_fix =
+                "Make `waiting` hold everything enqueued on it after the call until `other` has "
+                "finished everything enqueued before it: put a marker on `other` and have "
+                "`waiting`'s queue wait for it (a driver event, or a wait in the stream's "
+                "worker).",
+            .proven_by = "`DEPENDENCY_IGNORED`") {
   SkipUnlessProvided(check,
                      {PluginFunction::kCreateStream, PluginFunction::kCreateStreamDependency});
   const host::Device& device = check.device();
@@ -319,7 +348,19 @@ SECTL_CHECK("stream.wait_for_event", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later order work across streams with "
                 "record_event and wait_for_event: ignored, the waiting stream uses "
-                "unfinished results") {
+                "unfinished results",
+            .establishes =
+                "after `record_event(other, event)` and `wait_for_event(waiting, event)`, a host "
+                "callback enqueued on `waiting` does not run while `other` is still inside a "
+                "host callback enqueued before the record",
+            .common_mistakes =
+                "A no-op `wait_for_event` on an asynchronous plugin; waiting for the event's "
+                "state at the time of the call (not yet recorded, or already COMPLETE from an "
+                "earlier record) rather than for the record it refers to.",
+            .how_to_fix =
+                "Make the waiting stream's queue wait until the other stream has run past the "
+                "record, for everything enqueued on it after `wait_for_event`.",
+            .proven_by = "`WAIT_FOR_EVENT_IGNORED`") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kCreateEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kWaitForEvent});
   const host::Device& device = check.device();
@@ -346,7 +387,20 @@ SECTL_CHECK("stream.block_host_until_done", kRequired,
                 "TensorFlow 2.5 and later call block_host_until_done, where "
                 "provided, to wait for a stream before using its results and "
                 "before destroying it: returning early reads unfinished work and "
-                "frees memory in use") {
+                "frees memory in use",
+            .establishes =
+                "where provided, `block_host_until_done` returns only after the work enqueued "
+                "before it (a host callback that sleeps 50 ms, or a long copy where host "
+                "callbacks are broken) has finished",
+            .common_mistakes =
+                "Waiting for the stream's copies but not for the host callbacks queued on it "
+                "(the faulty plugin); returning at once in a plugin that believes it is "
+                "synchronous.",
+            .how_to_fix =
+                "Return only when everything enqueued on the stream before the call has "
+                "finished, host callbacks included; or leave `block_host_until_done` null, and "
+                "TensorFlow records an event and blocks on it instead.",
+            .proven_by = "`BLOCK_RETURNS_EARLY`") {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream});
   if (!check.platform().Provides(PluginFunction::kBlockHostUntilDone)) {
     check.Skip(
@@ -379,7 +433,18 @@ SECTL_CHECK("stream.synchronize_all_activity", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later rely on synchronize_all_activity in "
                 "PluggableDevice::Sync() to wait for all of a device's streams: "
-                "returning early hands out unfinished results") {
+                "returning early hands out unfinished results",
+            .establishes =
+                "with two streams each kept busy (a host callback that sleeps 50 ms, or a long "
+                "copy), `synchronize_all_activity` returns only after the work on both has "
+                "finished",
+            .common_mistakes =
+                "Synchronising only the stream used last, or only the device's copy queue and "
+                "not the host callbacks; a no-op.",
+            .how_to_fix =
+                "Keep track of the device's live streams and wait for each of them, host "
+                "callbacks included.",
+            .proven_by = "`SYNCHRONIZE_RETURNS_EARLY`") {
   SkipUnlessProvided(check,
                      {PluginFunction::kCreateStream, PluginFunction::kSynchronizeAllActivity});
   const host::Device& device = check.device();
@@ -416,7 +481,18 @@ SECTL_CHECK("stream.status_ok_when_healthy", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later treat a stream whose status is an error "
                 "as failed, and abort on a failed copy stream (\"PluggableDevice->"
-                "CPU Memcpy failed\")") {
+                "CPU Memcpy failed\")",
+            .establishes =
+                "`get_stream_status` is OK after `create_stream`, after a 4 KiB copy to the "
+                "device and back, and after a host callback that succeeded",
+            .common_mistakes =
+                "An error kept from something that did not fail: a status field never "
+                "initialised, or a host callback's status taken as a failure whatever its code "
+                "(the faulty plugin reports an error once any host callback has run).",
+            .how_to_fix =
+                "Keep one status per stream, OK from `create_stream` on, and set an error only "
+                "when an operation on that stream failed or a host callback's status is not OK.",
+            .proven_by = "`STREAM_STATUS_SPURIOUS_ERROR`") {
   SkipUnlessProvided(
       check, {PluginFunction::kAllocate, PluginFunction::kCreateStream, PluginFunction::kMemcpyHtoD,
               PluginFunction::kMemcpyDtoH, PluginFunction::kGetStreamStatus});

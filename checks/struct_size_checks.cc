@@ -154,7 +154,26 @@ SECTL_CHECK("struct_size.zero", kRequired,
             .severity_reason =
                 "TensorFlow 2.5 and later refuse the plugin (FAILED_PRECONDITION from "
                 "TF_VALIDATE_STRUCT_SIZE) when a registration, device or stream executor struct "
-                "reports struct_size 0; the per-call structs, which TensorFlow only logs, warn") {
+                "reports struct_size 0; the per-call structs, which TensorFlow only logs, warn",
+            .establishes =
+                "no struct the plugin fills at registration and device creation "
+                "(`SE_PlatformRegistrationParams`, `SP_Platform`, `SP_PlatformFns`, "
+                "`SP_DeviceFns`, `SP_StreamExecutor`, `SP_TimerFns`, `SP_Device`) reports "
+                "`struct_size` 0, which TensorFlow rejects; a 0 in the per-call "
+                "`SP_DeviceMemoryBase` (after `allocate`) or `SP_AllocatorStats` (after "
+                "`get_allocator_stats`) warns",
+            .common_mistakes =
+                "Clearing a struct the host handed over (`memset(platform, 0, sizeof ...)`, or "
+                "whole-struct assignment of a zeroed value) and never setting `struct_size` "
+                "again: TensorFlow pre-fills `struct_size`, so a plugin that leaves it alone "
+                "passes, and one that wipes it fails. The faulty plugin sets "
+                "`SP_Platform.struct_size` to 0, as after such a `memset`.",
+            .how_to_fix =
+                "Leave the host's `struct_size` as it was, or set it to the header's "
+                "`*_STRUCT_SIZE` macro after clearing a struct (`*platform = "
+                "(SP_Platform){SP_PLATFORM_STRUCT_SIZE}`). Set `SP_DeviceMemoryBase.struct_size` "
+                "in `allocate` and `SP_AllocatorStats.struct_size` in `get_allocator_stats` too.",
+            .proven_by = "`ZERO_STRUCT_SIZE`") {
   host::Platform& platform = check.platform();
   const auto device = TryCreateDevice(check, platform);
   for (const auto& finding : platform.findings().all()) {
@@ -187,7 +206,20 @@ SECTL_CHECK("struct_size.vintage", kRecommended,
             .severity_reason =
                 "No released TensorFlow reads struct_size beyond checking it is "
                 "non-zero: an unpublished value misleads only a host that "
-                "reads members by it") {
+                "reads members by it",
+            .establishes =
+                "each `struct_size` the plugin reports is a published layout's (or larger, from "
+                "a newer header); `sizeof` instead of the `*_STRUCT_SIZE` macro, an unknown size "
+                "or a pre-release layout's warns",
+            .common_mistakes =
+                "`struct_size = sizeof(SP_Platform)` (40, where the layout ends at 35): the Rust "
+                "plugin rust-tf-pluggabledevice writes `size_of::<SP_Platform>()`. A plugin "
+                "built against a pre-release header whose layout no released TensorFlow has.",
+            .how_to_fix =
+                "Use the header's `*_STRUCT_SIZE` macros (`SP_PLATFORM_STRUCT_SIZE`), which end "
+                "at the last member, never `sizeof`; build against a released TensorFlow's "
+                "header.",
+            .proven_by = "`SIZEOF_PLATFORM` (reports 40)") {
   host::Platform& platform = check.platform();
   const auto device = TryCreateDevice(check, platform);
   std::vector<abi::StructSizeReading> readings;
@@ -236,16 +268,34 @@ SECTL_CHECK("struct_size.vintage", kRecommended,
   }
 }
 
-SECTL_CHECK("struct_size.older_host", kRequired,
-            "The plugin writes nothing past the structs the selected TensorFlow generation hands "
-            "it, however much older than the plugin's header that generation is",
-            .tests = {kInitPlugin, kCreateDeviceFns, kCreateStreamExecutor, kCreateTimerFns},
-            .severity_reason =
-                "The selected generation (2.5, 2.7, 2.10 or latest) keeps each struct it hands "
-                "over at exactly its own size, on its stack (InitStreamExecutorPlugin, "
-                "GetUncachedExecutor): a write past it corrupts TensorFlow's memory. Under "
-                "--tf-version 2.5, writing the 288-byte SP_StreamExecutor into its 264 bytes "
-                "fails here; older generations than the selected one are compat.*'s to report") {
+SECTL_CHECK(
+    "struct_size.older_host", kRequired,
+    "The plugin writes nothing past the structs the selected TensorFlow generation hands "
+    "it, however much older than the plugin's header that generation is",
+    .tests = {kInitPlugin, kCreateDeviceFns, kCreateStreamExecutor, kCreateTimerFns},
+    .severity_reason =
+        "The selected generation (2.5, 2.7, 2.10 or latest) keeps each struct it hands "
+        "over at exactly its own size, on its stack (InitStreamExecutorPlugin, "
+        "GetUncachedExecutor): a write past it corrupts TensorFlow's memory. Under "
+        "--tf-version 2.5, writing the 288-byte SP_StreamExecutor into its 264 bytes "
+        "fails here; older generations than the selected one are compat.*'s to report",
+    .establishes =
+        "nothing is written past the structs the `--tf-version` generation hands over, "
+        "each followed by canary bytes (SP_StreamExecutor 264 bytes for 2.5, SP_Platform "
+        "33/34/35, SP_Device 56, SP_DeviceMemoryBase 40, SP_AllocatorStats 96: published "
+        "layouts only); generations older than the selected one are `compat.*`'s",
+    .common_mistakes =
+        "Filling a struct to the plugin's own header whatever size the host announced: "
+        "`*se = (SP_StreamExecutor){SP_STREAMEXECUTOR_STRUCT_SIZE, ...}` or a `memset` "
+        "of `sizeof` bytes, as TensorFlow's test_util, the Huawei plugin and MUSA do "
+        "(se-c-api-facts.md §1.5). Built against the 288-byte header, that writes 24 "
+        "bytes past TensorFlow 2.5's 264-byte `SP_StreamExecutor` on its stack. A member "
+        "added by a private header after the last one.",
+    .how_to_fix =
+        "Read the `struct_size` the host pre-filled and write only the members that end "
+        "within it (`offsetof(member) + sizeof(member) <= struct_size`), or refuse such "
+        "a host with a non-OK status; never write past the size the host announced.",
+    .proven_by = "`WRITES_PAST_STREAM_EXECUTOR`; `OVERRUNS_OLDER_HOST` under `--tf-version 2.5`") {
   // The platform as the selected generation registers it: its own sizes,
   // each struct followed by canary bytes. A device, an allocation and
   // allocator statistics hand over the per-device structs too.
@@ -287,7 +337,20 @@ SECTL_CHECK("struct_size.newer_host", kRecommended,
                 "No released TensorFlow hands a plugin structs larger than the newest header's; "
                 "this guards the next one that appends members. A plugin built against an older "
                 "header than the selected generation meets its larger structs in every other "
-                "check") {
+                "check",
+            .establishes =
+                "with every struct 64 bytes larger than this header's (a host with members "
+                "appended), registration, a device, a 4 KiB allocation and a synchronous copy to "
+                "the device and back get as far as with this header's sizes",
+            .common_mistakes =
+                "Insisting on exactly the `struct_size` the plugin was built with (`if "
+                "(se->struct_size != SP_STREAMEXECUTOR_STRUCT_SIZE) fail`), so the next "
+                "TensorFlow that appends a member cannot load it.",
+            .how_to_fix =
+                "Accept a `struct_size` at least as large as your header's: fill the members you "
+                "know and leave the rest as the host set them (zero). Refuse only a size smaller "
+                "than a member you must write.",
+            .proven_by = "`CONFUSED_BY_NEWER_HOST`") {
   // The same steps with this header's sizes first: what fails there too is
   // another check's failure, not confusion about struct_size.
   const HostOutcome matching = UseHost(check, {.generation = abi::LatestHostGeneration()});

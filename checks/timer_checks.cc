@@ -159,7 +159,20 @@ constexpr std::string_view kTimerSeverityReason =
 SECTL_CHECK("timer.nanoseconds_unit", kRequired,
             "nanoseconds reports a timed interval in nanoseconds",
             .tests = {kCreateTimer, kStartTimer, kStopTimer, kNanoseconds},
-            .severity_reason = kTimerSeverityReason, .required_through = "2.10") {
+            .severity_reason = kTimerSeverityReason, .required_through = "2.10",
+            .establishes =
+                "a timer started and stopped around at least 20 ms of stream and host time reads "
+                "between 15 ms and the host's own measurement (+5% and 1 ms), in nanoseconds; a "
+                "reading in microseconds or milliseconds is named as such",
+            .common_mistakes =
+                "Returning the driver clock's unit as is (microseconds: the faulty plugin); a "
+                "`nanoseconds` that reads through a handle `create_timer` never set, as the "
+                "community sample's does (`timer->timer_handle`), which crashes.",
+            .how_to_fix =
+                "Convert to nanoseconds (×1000 from microseconds), and set the timer's handle in "
+                "`create_timer`; or, if you support only TensorFlow 2.16 and newer, provide no "
+                "timers (but keep `destroy_timer_fns` set).",
+            .proven_by = "`TIMER_IN_MICROSECONDS`, `TIMER_HANDLE_UNSET` (crash in nanoseconds)") {
   SkipWithoutTimers(check);
   auto stream = check.Require(check.device().CreateStream(), "create_stream");
   // A handle create_timer never set crashes here (in nanoseconds, or in
@@ -188,7 +201,18 @@ SECTL_CHECK("timer.measures_stream_time", kRequired,
             "A timer measures the time the stream spent between start and stop, not the time "
             "of enqueueing",
             .tests = {kStartTimer, kStopTimer}, .severity_reason = kTimerSeverityReason,
-            .required_through = "2.10") {
+            .required_through = "2.10",
+            .establishes =
+                "a timer started, then a host callback that keeps the stream busy for 20 ms, "
+                "then the timer stopped at once by the host: the reading is at least 15 ms (the "
+                "stream's time, not the microseconds of enqueueing)",
+            .common_mistakes =
+                "Reading the host clock when `start_timer` and `stop_timer` are called rather "
+                "than when the stream reaches them (the faulty plugin).",
+            .how_to_fix =
+                "Take the time in stream order: record a driver event, or read the clock in the "
+                "stream's worker when it reaches the start and the stop.",
+            .proven_by = "`TIMER_MEASURES_ENQUEUE`") {
   SkipWithoutTimers(check);
   auto stream = check.Require(check.device().CreateStream(), "create_stream");
   const Reading calibration = TimeWithHostGap(check, *stream, /*need_callback=*/true);

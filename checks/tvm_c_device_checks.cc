@@ -37,7 +37,23 @@ std::string HookList(const std::vector<tvm::Hook>& hooks) {
 SECTL_TVM_C_DEVICE_CHECK(
     "tvm_c_device.hooks_exported", kRequired,
     "Every device exports Activate, Open, Close and Deactivate with C linkage, "
-    "as TVMDevice<Name><Hook>") {
+    "as TVMDevice<Name><Hook>",
+    .severity_reason =
+        "TVM v0.9 to v0.18 AOT-generated code calls Activate, Open, Close and Deactivate of "
+        "every device it uses by their C names: a missing or C++-mangled hook means a model does "
+        "not link",
+    .establishes =
+        "every device exports `TVMDevice<Name>Activate`, `Open`, `Close` and `Deactivate` with C "
+        "linkage; a hook found only under its C++-mangled name is named, and a `--tvm-device` "
+        "target name that loses characters in TVM's conversion to `<Name>` warns",
+    .common_mistakes =
+        "A hook defined in a C++ file without `extern \"C\"`, so only its mangled name is "
+        "exported (the faulty plugin's Close). A device name with digits or several upper-case "
+        "letters, which TVM's conversion changes (`npu2` and `NPU` both become `Npu`).",
+    .how_to_fix =
+        "Declare the hooks `extern \"C\"` and export all four for every device, named exactly as "
+        "TVM converts the device's name (`ethos-u` gives `TVMDeviceEthosUActivate`).",
+    .proven_by = "`CXX_LINKAGE_CLOSE`") {
   const auto& catalog = check.tvm_catalog();
   const auto& chosen = check.tvm_devices_under_test();
   auto& devices = check.details()["devices"];
@@ -78,7 +94,21 @@ SECTL_TVM_C_DEVICE_CHECK(
 
 SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.success_returns_zero", kRequired,
                          "On success every hook returns exactly 0 (generated code treats any other "
-                         "value as failure)") {
+                         "value as failure)",
+                         .severity_reason =
+                             "Generated code wraps every hook call as `if (call != 0) return "
+                             "-1;`: any other value for success fails every inference",
+                         .establishes =
+                             "in a plain run (Activate, Open, Close, Deactivate) every hook "
+                             "returns exactly 0",
+                         .common_mistakes =
+                             "\"Positive success\": returning 1 for opened, or a count or "
+                             "handle, where generated code reads anything but 0 as failure (the "
+                             "faulty plugin's Open returns 1).",
+                         .how_to_fix =
+                             "Return 0 on success and a non-zero error code only on failure, "
+                             "from every hook.",
+                         .proven_by = "`OPEN_RETURNS_ONE`") {
   auto& device = check.tvm_device();
   for (tvm::Hook hook :
        {tvm::Hook::kActivate, tvm::Hook::kOpen, tvm::Hook::kClose, tvm::Hook::kDeactivate}) {
@@ -95,7 +125,22 @@ SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.success_returns_zero", kRequired,
 SECTL_TVM_C_DEVICE_CHECK(
     "tvm_c_device.aot_order", kRequired,
     "Runs in the AOT executor's order (Activate, then Open/operator/Close per "
-    "operator, then Deactivate) succeed with 0, 1 and 7 operators, 50 times each") {
+    "operator, then Deactivate) succeed with 0, 1 and 7 operators, 50 times each",
+    .severity_reason =
+        "The AOT executor calls the hooks in this order on every inference, so a device that "
+        "fails after some runs stops a long-running application",
+    .establishes =
+        "runs in the AOT executor's order (Activate; Open, the operator, Close for each "
+        "operator; Deactivate) with 0, 1 and 7 operators, 50 times each, all return 0, and no "
+        "hook writes in front of its context",
+    .common_mistakes =
+        "A resource taken in Activate or Open and not given back in Deactivate or Close, from a "
+        "small fixed table: one run, or twenty, show nothing (the faulty plugin's 65th run "
+        "fails).",
+    .how_to_fix =
+        "Release in Close what Open took and in Deactivate what Activate took; keep the device's "
+        "state in the context the application provides.",
+    .proven_by = "`ACTIVATE_LEAKS_SLOT` (the 65th run fails)") {
   auto& device = check.tvm_device();
   RequireWorkingRun(check, device);
   for (size_t operators : {size_t{0}, size_t{1}, size_t{7}}) {
@@ -117,7 +162,22 @@ SECTL_TVM_C_DEVICE_CHECK(
 
 SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.two_devices_interleaved", kRequired,
                          "Two devices in the AOT executor's interleaved order (Activate both, "
-                         "operators alternating, Deactivate both) succeed, 20 times") {
+                         "operators alternating, Deactivate both) succeed, 20 times",
+                         .severity_reason =
+                             "The AOT executor activates every device a model uses before its "
+                             "first operator and interleaves their operators: a device that "
+                             "cannot be active beside another breaks every model that uses both",
+                         .establishes =
+                             "two devices, both activated, operators alternating between them, "
+                             "both deactivated, 20 times: every run returns 0",
+                         .common_mistakes =
+                             "State shared between devices, as if they drove one bus: the second "
+                             "device cannot be activated while the first is (the faulty plugin's "
+                             "single \"active\" flag).",
+                         .how_to_fix =
+                             "Keep each device's state in its own context; if devices share "
+                             "hardware, arbitrate per operator (Open/Close), not per run.",
+                         .proven_by = "`ONE_ACTIVE_DEVICE`") {
   auto& first = check.tvm_device();
   auto second = check.NewTvmSession(true);
   RequireWorkingRun(check, first);
@@ -136,7 +196,24 @@ SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.two_devices_interleaved", kRequired,
 
 SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.fresh_run_after_abort", kRequired,
                          "After a run that generated code abandoned (an operator failed: no Close, "
-                         "no Deactivate), a fresh run succeeds within 2 s") {
+                         "no Deactivate), a fresh run succeeds within 2 s",
+                         .severity_reason =
+                             "When an operator fails, generated code returns -1 without calling "
+                             "Close or Deactivate: a device that cannot run again after that "
+                             "stays unusable after any failure",
+                         .establishes =
+                             "after a run that generated code abandoned (an operator failed, so "
+                             "neither Close nor Deactivate was called), a fresh run succeeds "
+                             "within 2 s; one that needs Destroy and Init first warns, and one "
+                             "that deadlocks fails, naming the hook it is stuck in",
+                         .common_mistakes =
+                             "A lock taken in Open and released in Close, as in the RFC's own "
+                             "example: after an abandoned run, the next Open waits for ever. "
+                             "Activate refusing a context an abandoned run left active.",
+                         .how_to_fix =
+                             "Never hold a lock across hooks; make Activate restart a context "
+                             "that an abandoned run left active or open.",
+                         .proven_by = "`MUTEX_IN_OPEN` (the RFC's own example)") {
   // A session of its own, shared with the thread that runs the fresh run:
   // if that thread never returns, nothing it uses may be destroyed.
   std::shared_ptr<tvm::CDeviceSession> device = check.NewTvmSession(false);
@@ -194,7 +271,24 @@ SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.fresh_run_after_abort", kRequired,
 
 SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.no_dynamic_allocation", kRequired,
                          "Activate, Open, Close and Deactivate never allocate heap memory (the "
-                         "application provides all storage, as the RFC promises)") {
+                         "application provides all storage, as the RFC promises)",
+                         .severity_reason =
+                             "RFC 0031 promises that the hooks use only the storage the "
+                             "application provides",
+                         .establishes =
+                             "over 3 runs of 3 operators, Activate, Open, Close and Deactivate "
+                             "never call `malloc`, `calloc`, `realloc`, `free`, "
+                             "`posix_memalign`, `aligned_alloc` or `memalign`, in the plugin or "
+                             "in libraries it calls (skipped under sanitizers, which own the "
+                             "allocator)",
+                         .common_mistakes =
+                             "A command buffer or session object allocated in Open and freed in "
+                             "Close (the faulty plugin), or C++ in a hook that allocates behind "
+                             "the scenes (`new`, `std::string`, `strdup`).",
+                         .how_to_fix =
+                             "Keep everything the hooks need in the context the application "
+                             "provides, sized at build time; allocate nothing in the hooks.",
+                         .proven_by = "`MALLOC_IN_OPEN`") {
   if (auto why = tvm::AllocationWatchUnavailable()) {
     check.Skip(fmt::format("allocations cannot be counted: {}", *why));
   }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <string_view>
 #include <thread>
 
 #include "tvm_c_device_support.h"
@@ -13,6 +14,11 @@ namespace sectl::conform {
 namespace {
 
 constexpr auto kProbeLimit = std::chrono::seconds(5);
+
+// Why these checks only inform.
+constexpr std::string_view kUnspecifiedReason =
+    "RFC 0031 leaves this behaviour unspecified, so it is reported, not graded; only a crash "
+    "or a hang, which no application could guard against, warns";
 
 // "Activate 0, Open -1": the results of `hooks` called in order on `context`.
 std::string CallInOrder(const tvm::CDeviceSession& device, std::initializer_list<tvm::Hook> hooks,
@@ -41,9 +47,21 @@ void ReportSequence(TvmCheckContext& check, const std::string& what,
 
 }  // namespace
 
-SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.null_context", kInfo,
-                         "Each generated-code hook given a NULL context fails cleanly rather than "
-                         "crashing (unspecified: reported)") {
+SECTL_TVM_C_DEVICE_CHECK(
+    "tvm_c_device.null_context", kInfo,
+    "Each generated-code hook given a NULL context fails cleanly rather than "
+    "crashing (unspecified: reported)",
+    .severity_reason = kUnspecifiedReason,
+    .establishes =
+        "each generated-code hook called with a NULL context, each in a "
+        "process of its own: the results are reported, and a crash or hang "
+        "warns",
+    .common_mistakes =
+        "Reading the context without checking it (the faulty plugin's "
+        "Activate); generated code passes whatever the application put in "
+        "`tvmgen_<mod>_devices`, NULL included.",
+    .how_to_fix = "Check the context first and return a non-zero error for NULL.",
+    .proven_by = "`NULL_CONTEXT_CRASH`") {
   auto& device = check.tvm_device();
   std::string results;
   for (tvm::Hook hook : tvm::kGeneratedCodeHooks) {
@@ -62,7 +80,17 @@ SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.null_context", kInfo,
 
 SECTL_TVM_C_DEVICE_CHECK(
     "tvm_c_device.double_activate", kInfo,
-    "Activate twice in a row, then a run, is survived (unspecified: reported)") {
+    "Activate twice in a row, then a run, is survived (unspecified: reported)",
+    .severity_reason = kUnspecifiedReason,
+    .establishes =
+        "Activate twice in a row, then Open, Close, Deactivate, in a process of its own: the "
+        "results are reported, and a crash or hang warns",
+    .common_mistakes =
+        "Asserting that an idle device is never activated twice (the faulty plugin aborts); an "
+        "application that retries a run re-activates a device.",
+    .how_to_fix =
+        "Treat a second Activate as a restart, or refuse it with a non-zero error; never abort.",
+    .proven_by = "`DOUBLE_ACTIVATE_ABORT`") {
   auto& device = check.tvm_device();
   ReportSequence(
       check, "Activate, Activate, Open, Close, Deactivate",
@@ -76,7 +104,18 @@ SECTL_TVM_C_DEVICE_CHECK(
 }
 
 SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.close_without_open", kInfo,
-                         "Close without Open is survived (unspecified: reported)") {
+                         "Close without Open is survived (unspecified: reported)",
+                         .severity_reason = kUnspecifiedReason,
+                         .establishes =
+                             "Activate, Close without Open, Deactivate, in a process of its own: "
+                             "the results are reported, and a crash or hang warns",
+                         .common_mistakes =
+                             "Close using the session Open would have set up without checking "
+                             "that there is one (the faulty plugin).",
+                         .how_to_fix =
+                             "Make Close check that the device is open, and return a non-zero "
+                             "error when it is not.",
+                         .proven_by = "`CLOSE_WITHOUT_OPEN_CRASH`") {
   auto& device = check.tvm_device();
   ReportSequence(
       check, "Activate, Close, Deactivate",
@@ -90,7 +129,19 @@ SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.close_without_open", kInfo,
 
 SECTL_TVM_C_DEVICE_CHECK("tvm_c_device.two_threads", kInfo,
                          "Two threads running models at once, each with its own context, both "
-                         "succeed (unspecified: reported)") {
+                         "succeed (unspecified: reported)",
+                         .severity_reason = kUnspecifiedReason,
+                         .establishes =
+                             "two threads, each with its own context, each running 25 models of "
+                             "2 operators at once: any failure, crash or hang warns",
+                         .common_mistakes =
+                             "State shared by all contexts (a global \"busy\" flag, a static "
+                             "buffer), so two threads with two contexts collide (the faulty "
+                             "plugin's second Open fails).",
+                         .how_to_fix =
+                             "Keep all state in the context; guard what the hardware really "
+                             "shares with a lock that no hook holds across calls.",
+                         .proven_by = "`RACY_ACROSS_CONTEXTS`") {
   auto& first = check.tvm_device();
   auto second = check.NewTvmSession(false);
   RequireWorkingRun(check, first);

@@ -15,6 +15,10 @@
 // failure there makes the check blocked by that function, not failed.
 // `.severity_reason` grounds the severity: for a required check, the
 // released TensorFlow generation(s) a failure harms, and how.
+// `.establishes`, `.common_mistakes`, `.how_to_fix` and `.proven_by`
+// explain the check to plugin authors: `sectl explain`, the README's table
+// of checks and reports show them (see CheckTraits). Every check has the
+// first three.
 //
 // The body receives `check`, a CheckContext: the plugin registered by the
 // embedded host runtime, the device under test, and the ways to report

@@ -41,6 +41,12 @@ void CheckRegistry::Add(CheckDefinition definition) {
                  definition.id.c_str(), definition.file.c_str(), definition.line);
     std::abort();
   }
+  // Where a check is declared, as reports and `sectl explain` show it:
+  // "checks/memcpy_checks.cc", the same on every machine, whatever path
+  // the compiler was given (absolute, or relative to a build directory).
+  if (const auto at = definition.file.rfind("checks/"); at != std::string::npos) {
+    definition.file.erase(0, at);
+  }
   checks_.push_back(std::move(definition));
   sorted_ = false;
 }

@@ -35,6 +35,23 @@ struct CheckTraits {
   // generation ("2.10") that relies on it. Under a newer --tf-version the
   // check is only recommended. Empty: required under every generation.
   std::string_view required_through;
+
+  // The explanation `sectl explain`, the README's table of checks and the
+  // HTML report all show: one source, in the check's declaration. Sentences
+  // that may mark code with `backticks`, as Markdown does (plain text drops
+  // them). Every check has the first three (tests/explain_cli_test.cc).
+  //
+  // What the check establishes, concretely: the sizes and values it uses
+  // and the observation it relies on.
+  std::string_view establishes;
+  // How plugins typically get it wrong (real plugins, and the faulty
+  // reference plugins modelled on them).
+  std::string_view common_mistakes;
+  // What the plugin's author should do about a failure.
+  std::string_view how_to_fix;
+  // The faulty reference plugin(s) that make exactly this check fail, by
+  // their FAULT_ name (reference_plugins/faulty/*.cmake): "`CORRUPT_DTOH`".
+  std::string_view proven_by;
 };
 
 struct CheckDefinition {
