@@ -4,9 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "bench/bench_json.h"
+#include "bench/statistics.h"
 #include "bench_sample_reports.h"
 
 namespace sectl::bench {
@@ -163,6 +167,228 @@ TEST(CompareBenchReports, WorksOnAReportReadBackFromJson) {
   EXPECT_EQ(comparison.rows[6].verdict, ChangeVerdict::kRegression);
 }
 
+// ---------------------------------------------------------------------------
+// The rank test
+
+TEST(MannWhitneyU, MatchesSciPysAsymptoticTest) {
+  // SciPy's documentation: mannwhitneyu(males, females, method="asymptotic")
+  // gives U = 17, p = 0.11134688653314041.
+  const std::vector<double> males = {19, 22, 16, 29, 24};
+  const std::vector<double> females = {20, 11, 17, 12};
+  const RankTest test = MannWhitneyU(males, females);
+  EXPECT_DOUBLE_EQ(test.u, 17);
+  EXPECT_NEAR(test.p_value, 0.11134688653314041, 1e-12);
+  // The test is symmetric: U of the other side is n_a * n_b - U.
+  EXPECT_DOUBLE_EQ(MannWhitneyU(females, males).u, 3);
+  EXPECT_NEAR(MannWhitneyU(females, males).p_value, test.p_value, 1e-15);
+
+  // R's wilcox.test example (x, y): W = 35; two-sided, normal approximation
+  // with continuity correction: p = 0.2446.
+  const std::vector<double> x = {0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46};
+  const std::vector<double> y = {1.15, 0.88, 0.90, 0.74, 1.21};
+  EXPECT_DOUBLE_EQ(MannWhitneyU(x, y).u, 35);
+  EXPECT_NEAR(MannWhitneyU(x, y).p_value, 0.24462360512698333, 1e-12);
+}
+
+TEST(MannWhitneyU, CorrectsTheVarianceForTies) {
+  // Tied values share their mean rank; by brute force over the 42 pairs
+  // (a > b counts 1, a == b counts 1/2) U = 3.5, and with the tie-corrected
+  // variance p = 0.0129998...
+  const std::vector<double> a = {1, 2, 2, 3, 3, 3, 4};
+  const std::vector<double> b = {3, 4, 4, 5, 5, 6};
+  const RankTest test = MannWhitneyU(a, b);
+  EXPECT_DOUBLE_EQ(test.u, 3.5);
+  EXPECT_NEAR(test.p_value, 0.012999854364387314, 1e-12);
+}
+
+TEST(MannWhitneyU, NothingToTellApartIsPOne) {
+  const std::vector<double> same = {5, 5, 5, 5};
+  EXPECT_EQ(MannWhitneyU(same, same).p_value, 1);
+  EXPECT_EQ(MannWhitneyU({}, same).p_value, 1);
+  // Values that are not numbers are left out.
+  const std::vector<double> with_nan = {5, std::nan(""), 5};
+  EXPECT_EQ(MannWhitneyU(with_nan, same).p_value, 1);
+}
+
+TEST(CombineRuns, TheMedianIsTheMedianOfTheRunsMedians) {
+  const std::vector<double> quiet = {10, 10.1, 9.9, 10, 10.2};
+  const std::vector<double> disturbed = {2, 3, 2.5, 2, 3};  // one run slowed as a whole
+  const std::vector<double> another = {10.1, 10, 9.8, 10.3, 10};
+  const std::vector<Distribution> runs = {Describe(quiet), Describe(disturbed), Describe(another)};
+  const Distribution combined = CombineRuns(runs);
+  EXPECT_DOUBLE_EQ(combined.median, 10);  // median of 10, 2.5, 10
+  EXPECT_EQ(combined.samples, 15);
+  EXPECT_EQ(combined.values.size(), 15u);  // every run's samples kept
+  EXPECT_DOUBLE_EQ(combined.min, 2);
+  EXPECT_DOUBLE_EQ(combined.max, 10.3);
+}
+
+// ---------------------------------------------------------------------------
+// The gate with samples
+
+// `count` samples around `median`, each off by up to `noise` (a fraction),
+// from a fixed seed: the same every time the test runs.
+std::vector<double> Around(double median, double noise, int count, unsigned seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<double> off(-noise, noise);
+  std::vector<double> values;
+  for (int i = 0; i < count; ++i) values.push_back(median * (1 + off(generator)));
+  return values;
+}
+
+// TwoSizes whose 4 KiB result holds `small` as its samples.
+BenchReport WithSamples(const std::vector<double>& small, bool stable = true) {
+  BenchReport report = TwoSizes(10, 20);
+  report.results[0].gbps = Describe(small);
+  report.results[0].stable = stable;
+  report.results[1].gbps = Describe(Around(20, 0.02, 25, 99));
+  return report;
+}
+
+TEST(CompareWithSamples, NoiseBeyondTheToleranceIsNotARegression) {
+  // The medians differ by more than 10%, but the samples interleave: two
+  // draws from one wide distribution.
+  const std::vector<double> old_samples = {5, 8, 9, 10, 11, 12, 14, 20, 25};
+  const std::vector<double> new_samples = {4, 7, 8.5, 9.5, 9.8, 13, 15, 21, 26};
+  const Comparison comparison = Compare(WithSamples(old_samples), WithSamples(new_samples));
+  const ComparisonRow& row = comparison.rows[0];
+  ASSERT_TRUE(row.change && row.p_value);
+  EXPECT_LT(*row.change, -0.10);
+  EXPECT_GT(*row.p_value, 0.5);
+  EXPECT_EQ(row.verdict, ChangeVerdict::kNotSignificant);
+  EXPECT_TRUE(Contains(row.note, "but within noise, p=0.")) << row.note;
+  EXPECT_EQ(comparison.regressions, 0);
+  EXPECT_EQ(comparison.not_significant, 1);
+  const std::string text = RenderComparison(comparison);
+  EXPECT_TRUE(Contains(text, "within noise: changed by -10.9% but within noise")) << text;
+  EXPECT_TRUE(text.ends_with("— passed\n")) << text;
+}
+
+TEST(CompareWithSamples, RunsOfOneWideDistributionAreNotRegressions) {
+  // Samples within 30% of one median: the medians of two runs often differ
+  // by more than the 10% tolerance, which the old median-only gate called a
+  // regression; the rank test sees one distribution.
+  int beyond_tolerance = 0;
+  int regressions = 0;
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    const Comparison comparison = Compare(WithSamples(Around(10, 0.3, 25, seed)),
+                                          WithSamples(Around(10, 0.3, 25, seed + 100)));
+    if (std::abs(*comparison.rows[0].change) > 0.10) ++beyond_tolerance;
+    regressions += comparison.regressions;
+  }
+  EXPECT_GE(beyond_tolerance, 1);
+  EXPECT_EQ(regressions, 0);
+}
+
+TEST(CompareWithSamples, ARealShiftIsARegression) {
+  // 25% slower, each run's samples within 3% of its median.
+  const Comparison comparison =
+      Compare(WithSamples(Around(10, 0.03, 25, 1)), WithSamples(Around(7.5, 0.03, 25, 2)));
+  const ComparisonRow& row = comparison.rows[0];
+  EXPECT_EQ(row.verdict, ChangeVerdict::kRegression);
+  ASSERT_TRUE(row.p_value);
+  EXPECT_LT(*row.p_value, 0.001);
+  EXPECT_EQ(comparison.regressions, 1);
+  EXPECT_EQ(comparison.rows[1].verdict, ChangeVerdict::kWithinTolerance);
+  const std::string text = RenderComparison(comparison);
+  EXPECT_TRUE(Contains(text, "-25.") && Contains(text, "<0.001  REGRESSION\n")) << text;
+  EXPECT_TRUE(text.ends_with("— FAILED\n")) << text;
+
+  // Faster by as much: an improvement.
+  EXPECT_EQ(Compare(WithSamples(Around(7.5, 0.03, 25, 2)), WithSamples(Around(10, 0.03, 25, 1)))
+                .rows[0]
+                .verdict,
+            ChangeVerdict::kImproved);
+}
+
+TEST(CompareWithSamples, AnUnstableResultIsNeverARegression) {
+  for (const bool old_stable : {true, false}) {
+    const Comparison comparison =
+        Compare(WithSamples(Around(10, 0.03, 25, 1), old_stable),
+                WithSamples(Around(5, 0.03, 25, 2), /*stable=*/!old_stable));
+    const ComparisonRow& row = comparison.rows[0];
+    EXPECT_EQ(row.verdict, ChangeVerdict::kUnstable);
+    EXPECT_EQ(comparison.regressions, 0);
+    EXPECT_EQ(comparison.unstable, 1);
+    EXPECT_TRUE(Contains(
+        row.note, old_stable ? "had not settled in the new run" : "had not settled in the old run"))
+        << row.note;
+  }
+}
+
+TEST(CompareWithSamples, LatencyIsJudgedTheSameWayHigherBeingWorse) {
+  BenchReport old = SampleLatencyReport();
+  BenchReport now = SampleLatencyReport();
+  old.latency[0].ns = Describe(Around(850, 0.03, 30, 1));
+  now.latency[0].ns = Describe(Around(1100, 0.03, 30, 2));  // 29% slower
+  old.latency[1].ns = Describe(Around(12000, 0.4, 30, 3));  // noisy, unchanged
+  now.latency[1].ns = Describe(Around(12000, 0.4, 30, 4));
+  now.latency[1].ns.median = 14000;  // a median moved by noise alone
+  const Comparison comparison = Compare(old, now);
+  EXPECT_EQ(comparison.rows[0].verdict, ChangeVerdict::kRegression);
+  EXPECT_EQ(comparison.rows[1].verdict, ChangeVerdict::kNotSignificant);
+  now.latency[0].stable = false;
+  EXPECT_EQ(Compare(old, now).rows[0].verdict, ChangeVerdict::kUnstable);
+}
+
+TEST(CompareWithSamples, AnOldReportWithoutSamplesIsJudgedOnMedians) {
+  // A report written before the samples were kept (schema version 1).
+  nlohmann::json old_document = nlohmann::json::parse(BenchReportToJsonText(TwoSizes(10, 20)));
+  old_document["schema_version"] = 1;
+  old_document.erase("runs");
+  for (auto& result : old_document["results"]) {
+    result.erase("values_gbps");
+    if (result["plugin_timer"].is_object()) result["plugin_timer"].erase("values_gbps");
+  }
+  for (auto& ceiling : old_document["ceiling"]) ceiling.erase("values_gbps");
+  const Expected<BenchReport> old = BenchReportFromJson(old_document);
+  ASSERT_TRUE(old) << old.error().message();
+  EXPECT_TRUE(old->results[0].gbps.values.empty());
+
+  const Comparison comparison = Compare(*old, WithSamples(Around(8, 0.01, 25, 1)));
+  const ComparisonRow& row = comparison.rows[0];
+  EXPECT_EQ(row.verdict, ChangeVerdict::kRegression);  // -20% on the medians
+  EXPECT_FALSE(row.p_value);
+  EXPECT_EQ(row.note, "old report has no samples: judged on medians");
+  EXPECT_EQ(comparison.rows[1].verdict, ChangeVerdict::kWithinTolerance);
+}
+
+TEST(CompareWithSamples, TheSamplesSurviveTheJsonRoundTrip) {
+  BenchReport report = WithSamples(Around(10, 0.03, 25, 1));
+  report.results[0].gbps.values[3] = std::nan("");  // written as null
+  const Expected<BenchReport> read = ParseBenchReport(BenchReportToJsonText(report));
+  ASSERT_TRUE(read) << read.error().message();
+  ASSERT_EQ(read->results[0].gbps.values.size(), 25u);
+  EXPECT_EQ(read->results[0].gbps.values[0], report.results[0].gbps.values[0]);
+  EXPECT_TRUE(std::isnan(read->results[0].gbps.values[3]));
+  EXPECT_EQ(read->runs, 1);
+
+  BenchReport latency = SampleLatencyReport();
+  latency.latency[0].stable = false;
+  const Expected<BenchReport> read_latency = ParseBenchReport(BenchReportToJsonText(latency));
+  ASSERT_TRUE(read_latency) << read_latency.error().message();
+  EXPECT_FALSE(read_latency->latency[0].stable);
+  EXPECT_TRUE(read_latency->latency[1].stable);
+}
+
+TEST(ComparisonToJson, CarriesThePValueAndTheTest) {
+  const nlohmann::ordered_json json = ComparisonToJson(
+      Compare(WithSamples(Around(10, 0.03, 25, 1)), WithSamples(Around(7.5, 0.03, 25, 2))));
+  EXPECT_EQ(json["test"], "two-sided Mann-Whitney U");
+  EXPECT_EQ(json["significance_level"], 0.05);
+  EXPECT_LT(json["rows"][0]["p_value"].get<double>(), 0.001);
+  EXPECT_EQ(json["rows"][0]["verdict"], "regression");
+  EXPECT_EQ(json["not_significant"], 0);
+  EXPECT_EQ(json["unstable"], 0);
+}
+
+TEST(FormatPValue, TwoSignificantDigitsAndAFloor) {
+  EXPECT_EQ(FormatPValue(0.3124), "0.31");
+  EXPECT_EQ(FormatPValue(0.0123), "0.012");
+  EXPECT_EQ(FormatPValue(1), "1");
+  EXPECT_EQ(FormatPValue(0.0004), "<0.001");
+}
+
 TEST(RenderComparison, ShowsEachChangeAndTheVerdict) {
   const Comparison failing = Compare(TwoSizes(10, 20), TwoSizes(8, 20));
   const std::string text = RenderComparison(failing);
@@ -171,10 +397,14 @@ TEST(RenderComparison, ShowsEachChangeAndTheVerdict) {
                        "3a4f5b6c7d8e…), 2026-11-21T08:00:00Z\n"))
       << text;
   EXPECT_TRUE(Contains(text, "a regression is lower by more than 10%")) << text;
-  EXPECT_TRUE(
-      Contains(text, "  h2d pinned async 4 KiB        10.0       8.00    -20.0%  REGRESSION\n"))
+  // These reports kept no samples: no p-value, and the rows say so.
+  EXPECT_TRUE(Contains(text,
+                       "  h2d pinned async 4 KiB        10.0       8.00    -20.0%       —  "
+                       "REGRESSION: old report has no samples: judged on medians\n"))
       << text;
-  EXPECT_TRUE(Contains(text, "  h2d pinned async 64 MiB       20.0       20.0     +0.0%\n"))
+  EXPECT_TRUE(Contains(
+      text,
+      "  h2d pinned async 64 MiB       20.0       20.0     +0.0%       —  within tolerance\n"))
       << text;
   EXPECT_TRUE(Contains(text, "2 compared: 1 regression, 0 improved, 1 within tolerance")) << text;
   EXPECT_TRUE(text.ends_with("— FAILED\n")) << text;

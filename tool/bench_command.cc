@@ -8,18 +8,20 @@
 
 #include "abi/host_generations.h"
 #include "base/byte_sizes.h"
+#include "base/host_info.h"
 #include "bench/bench_compare.h"
 #include "bench/bench_csv.h"
+#include "bench/bench_html.h"
 #include "bench/bench_json.h"
 #include "bench/bench_plot.h"
 #include "bench/bench_table.h"
 #include "bench/run_bench.h"
 #include "isolation/interruption.h"
 #include "loader/plugin_library.h"
-#include "tool/bundled_plugin.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
 #include "tool/number_flags.h"
+#include "tool/plugin_argument.h"
 #include "tool/progress_bar.h"
 #include "tool/report_output.h"
 
@@ -27,6 +29,12 @@ namespace sectl::tool {
 namespace {
 
 using bench::BenchReport;
+
+// More runs than anyone waits for; a typo (1000) should not start them.
+constexpr int kMostRepeatRuns = 100;
+// A copy of N bytes holds about this many N-byte host buffers at once: the
+// host side, the pattern it is checked against, the bytes read back.
+constexpr uint64_t kHostBuffersPerCopy = 3;
 
 // Adds the options memcpy and latency share.
 void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
@@ -46,15 +54,26 @@ void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
       ->capture_default_str();
   command.add_flag("--lazy", options.lazy, "Bind the plugin's symbols lazily (RTLD_LAZY)");
   command.add_option("--report", options.report_format, "Report format")
-      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->check(CLI::IsMember({"table", "json", "csv", "html"}))
       ->capture_default_str();
   command.add_option("-o,--output", options.output, "Write the report to FILE (atomically)");
+  command.add_option("--html", options.html_output,
+                     "Also write the report as one self-contained HTML page to FILE (memcpy: "
+                     "with the bandwidth plot)");
   command.add_option("--compare", options.compare,
                      "A saved JSON report (-o run.json --report json) to compare with; exit "
-                     "status 1 when any result is worse by more than --tolerance");
+                     "status 1 when a result is worse by more than --tolerance and the samples "
+                     "show it is no noise (Mann-Whitney U tests at 0.05 for all results together)");
   command
       .add_option("--tolerance", options.tolerance,
                   "How much worse than --compare a result may be, e.g. 10%")
+      ->capture_default_str();
+  command
+      .add_option("--repeat-runs", options.repeat_runs,
+                  "Run the whole measurement N times, each in a fresh process, and report per "
+                  "result the median of the runs' medians (with every run's samples): for a "
+                  "gate that must not be swayed by one disturbed run")
+      ->check(WholeNumberBetween(1, kMostRepeatRuns))
       ->capture_default_str();
   command
       .add_option("--timeout", options.timeout_seconds,
@@ -70,6 +89,7 @@ void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
   AddConfinementFlags(command, options.confinement);
   command.add_flag("--no-progress", options.no_progress,
                    "No progress bar (it is drawn only when stderr is a terminal anyway)");
+  AddColorFlag(command, options.output_flags);
 }
 
 // `text`, a comma-separated list of values `parse` knows, or "all"/"both".
@@ -95,10 +115,27 @@ Expected<std::vector<T>> ParseChoices(const std::string& text, std::string_view 
   return chosen;
 }
 
+// A size whose buffers cannot all be in this machine's memory at once is
+// a usage error found now, not an allocation failure (blamed on the plugin)
+// minutes into the run.
+Expected<void> CheckSizesFitInMemory(const std::vector<uint64_t>& sizes) {
+  const uint64_t memory = DescribeHost().memory_bytes;
+  if (sizes.empty() || memory == 0) return {};
+  const uint64_t largest = sizes.back();  // ParseSizeList sorts them
+  if (largest <= memory / kHostBuffersPerCopy) return {};
+  return Fail(ErrorCode::kInvalidArgument,
+              fmt::format("--sizes: a copy of {} needs about {}x that in host memory (the host "
+                          "side, the pattern to check it with, the bytes read back), and this "
+                          "machine has {}; the largest size it can measure is {}",
+                          FormatByteSize(largest), kHostBuffersPerCopy, FormatByteSize(memory),
+                          FormatByteSize(memory / kHostBuffersPerCopy)));
+}
+
 Expected<bench::MemcpyBenchOptions> MemcpyOptions(const BenchCommandOptions& options) {
   bench::MemcpyBenchOptions memcpy;
   auto sizes = ParseSizeList(options.sizes);
   if (!sizes) return tl::unexpected(sizes.error().WithContext("--sizes"));
+  if (auto fits = CheckSizesFitInMemory(*sizes); !fits) return tl::unexpected(fits.error());
   memcpy.sizes = std::move(*sizes);
   auto directions = ParseChoices<bench::Direction>(
       options.directions, "--direction", "h2d, d2h, d2d, a comma-separated list of them, or all",
@@ -126,27 +163,29 @@ Expected<bench::MemcpyBenchOptions> MemcpyOptions(const BenchCommandOptions& opt
   return memcpy;
 }
 
-std::string Render(const BenchReport& report, const std::string& format) {
+std::string Render(const BenchReport& report, const BenchCommandOptions& options) {
+  const std::string& format = options.report_format;
   if (format == "json") return bench::BenchReportToJsonText(report);
   if (format == "csv") return bench::RenderBenchCsv(report);
-  return bench::RenderBenchTable(report);
+  if (format == "html") return bench::RenderBenchHtml(report);
+  const TableLayout layout = ChooseTableLayout(options.output_flags, options.output);
+  return bench::RenderBenchTable(report, {.color = layout.color, .width = layout.width});
 }
 
 bool AnyVerificationFailed(const BenchReport& report) {
   for (const auto& result : report.results) {
-    if (result.verification.starts_with("failed")) return true;
+    if (result.verification.failed()) return true;
   }
   return false;
 }
 
 // Prints the comparison where it does not spoil a machine-readable report
 // on stdout, and says whether the gate passed.
-Expected<bool> CompareWithSaved(const BenchReport& report, const BenchCommandOptions& options) {
+Expected<bool> CompareWithSaved(const BenchReport& saved, const BenchReport& report,
+                                const BenchCommandOptions& options) {
   auto tolerance = ParsePercentage(options.tolerance);
   if (!tolerance) return tl::unexpected(tolerance.error().WithContext("--tolerance"));
-  auto saved = bench::ReadBenchReport(options.compare);
-  if (!saved) return tl::unexpected(saved.error());
-  auto comparison = bench::CompareBenchReports(*saved, report, *tolerance);
+  auto comparison = bench::CompareBenchReports(saved, report, *tolerance);
   if (!comparison) return tl::unexpected(comparison.error().WithContext(options.compare));
   const bool report_on_stdout =
       (options.output.empty() || options.output == "-") && options.report_format != "table";
@@ -209,22 +248,49 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
     if (!memcpy) return ReportError(memcpy.error());
     run.memcpy = std::move(*memcpy);
   }
-  // Check what the gate needs before spending minutes measuring. A saved
-  // report that cannot be read is bad input (exit status 2), whatever the
-  // reason, never the plugin's problem.
+  // Check what the gate and the outputs need before spending minutes
+  // measuring. A saved report that cannot be read, or is of another kind,
+  // is bad input (exit status 2), whatever the reason, never the plugin's
+  // problem. It is read now, once: -o may be about to replace it.
   if (auto tolerance = ParsePercentage(options.tolerance); !tolerance)
     return ReportUsageError(tolerance.error().WithContext("--tolerance").message());
+  std::optional<BenchReport> saved;
   if (!options.compare.empty()) {
-    if (auto saved = bench::ReadBenchReport(options.compare); !saved)
-      return ReportUsageError(saved.error().message());
+    auto read = bench::ReadBenchReport(options.compare);
+    if (!read) return ReportUsageError(read.error().message());
+    const std::string_view kind = is_memcpy ? "memcpy" : "latency";
+    if (auto comparable = bench::CheckComparable(*read, kind); !comparable) {
+      return ReportUsageError(
+          fmt::format("--compare {}: {}", options.compare, comparable.error().message()));
+    }
+    saved = std::move(*read);
   }
+  if (auto writable = CheckReportDestination(options.output, "-o"); !writable)
+    return ReportUsageError(writable.error().message());
+  if (is_memcpy && !options.plot.empty()) {
+    // The plot is SVG and nothing else; a .png name would get SVG in it.
+    if (!options.plot.ends_with(".svg")) {
+      return ReportUsageError(
+          fmt::format("--plot {}: the plot is drawn as SVG only; give a file name ending in .svg",
+                      options.plot));
+    }
+    if (auto writable = CheckReportDestination(options.plot, "--plot"); !writable)
+      return ReportUsageError(writable.error().message());
+  }
+  if (auto html = CheckReportDestination(options.html_output, "--html"); !html)
+    return ReportUsageError(html.error().message());
 
-  if (options.plugin.empty()) {
-    auto bundled = BundledPluginPath("sectl_cpu");
-    if (!bundled) return ReportError(bundled.error());
-    run.plugin_path = *bundled;
-  } else {
-    run.plugin_path = loader::PluginPathFromArgument(options.plugin);
+  auto plugin = ChoosePluginPath(options.plugin, "sectl_cpu");
+  if (!plugin) return ReportError(plugin.error());
+  run.plugin_path = *plugin;
+  // A TVM plugin has no StreamExecutor to measure; --abi is conform's and
+  // probe's flag, not bench's.
+  if (auto abi = loader::RecognisePluginAbi(run.plugin_path);
+      abi && *abi != loader::PluginAbi::kStreamExecutor) {
+    return ReportUsageError(fmt::format(
+        "{}: exports no SE_InitPlugin but TVM's API ({}): sectl bench measures StreamExecutor "
+        "plugins only; check this plugin with sectl conform or sectl probe",
+        run.plugin_path, loader::PluginAbiName(*abi)));
   }
   run.lazy = options.lazy;
   run.generation = *abi::FindHostGeneration(options.tf_version);
@@ -239,6 +305,7 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
       std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
   run.command_line = options.command_line;
   run.tool_version = SECTL_VERSION;
+  run.runs = options.repeat_runs;
 
   std::optional<BenchReport> report;
   {
@@ -257,16 +324,20 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
   // is no report.
   if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
 
-  if (auto written = WriteReport(options.output, Render(*report, options.report_format)); !written)
+  if (auto written = WriteReport(options.output, Render(*report, options)); !written)
     return ReportError(written.error());
   if (is_memcpy && !options.plot.empty()) {
     if (auto drawn = WriteReport(options.plot, bench::RenderBandwidthSvg(*report)); !drawn)
       return ReportError(drawn.error());
   }
+  if (!options.html_output.empty()) {
+    if (auto html = WriteReport(options.html_output, bench::RenderBenchHtml(*report)); !html)
+      return ReportError(html.error());
+  }
 
   bool passed = !AnyVerificationFailed(*report);
-  if (!options.compare.empty()) {
-    auto gate = CompareWithSaved(*report, options);
+  if (saved) {
+    auto gate = CompareWithSaved(*saved, *report, options);
     if (!gate) return ReportError(gate.error());
     passed = passed && *gate;
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tool/confinement_flags.h"
+#include "tool/output_flags.h"
 
 namespace sectl::tool {
 
@@ -26,13 +27,16 @@ struct BenchCommandOptions {
   bool lazy = false;
   std::string report_format = "table";
   std::string output;
+  std::string html_output;  // --html
   std::string plot;
   std::string compare;
   std::string tolerance = "10%";
+  int repeat_runs = 1;
   double timeout_seconds = 60;
   std::string isolation = "process";
   bool no_progress = false;
   ConfinementFlags confinement;
+  OutputFlags output_flags;  // --color
   std::vector<std::string> command_line;
 };
 

@@ -78,6 +78,24 @@ void JsonReader::StringList(std::string_view key, std::vector<std::string>& out)
   }
 }
 
+void JsonReader::NumberList(std::string_view key, std::vector<double>& out) {
+  const Json* array = Member(key, &Json::is_array, "an array");
+  if (array == nullptr) return;
+  out.clear();
+  for (size_t index = 0; index < array->size(); ++index) {
+    const Json& item = (*array)[index];
+    if (item.is_null()) {
+      out.push_back(std::numeric_limits<double>::quiet_NaN());
+    } else if (item.is_number()) {
+      out.push_back(item.get<double>());
+    } else {
+      Fail(fmt::format("{}[{}]", key, index),
+           fmt::format("expected a number or null, found {}", DescribeJsonValue(item)));
+      return;
+    }
+  }
+}
+
 void JsonReader::AnyObject(std::string_view key, Json& out) {
   if (const Json* value = Member(key, &Json::is_object, "an object")) out = *value;
 }

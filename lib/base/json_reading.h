@@ -40,6 +40,8 @@ class JsonReader {
   void Bool(std::string_view key, bool& out);
   void NullableString(std::string_view key, std::optional<std::string>& out);
   void StringList(std::string_view key, std::vector<std::string>& out);
+  // An array of numbers, null (NaN) for one that was not finite when written.
+  void NumberList(std::string_view key, std::vector<double>& out);
   // Any JSON object, kept as it is.
   void AnyObject(std::string_view key, nlohmann::json& out);
   // Exactly `expected`, a constant of the format (a unit).

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "base/byte_sizes.h"
+#include "bench/statistics.h"
 
 namespace sectl::bench {
 namespace {
@@ -21,7 +22,17 @@ constexpr size_t kShownHashLength = 12;
 struct Entry {
   ComparisonRow identity;  // series, bytes and operation; the rest unset
   double median = 0;
+  std::vector<double> values;  // the samples; empty in an old report
+  bool stable = true;
   std::optional<std::string> error;
+};
+
+// How the rows are judged.
+struct Criteria {
+  double tolerance = 0;
+  double significance_level = kDefaultSignificanceLevel;
+  bool lower_is_better = false;
+  size_t tested = 0;  // how many results had a rank test
 };
 
 // What makes two results the same measurement, ordered for a map.
@@ -41,14 +52,20 @@ std::vector<Entry> EntriesOf(const BenchReport& report) {
   std::vector<Entry> entries;
   if (report.kind == "latency") {
     for (const LatencyResult& latency : report.latency) {
-      Entry entry{.median = latency.ns.median, .error = latency.error};
+      Entry entry{.median = latency.ns.median,
+                  .values = latency.ns.values,
+                  .stable = latency.stable,
+                  .error = latency.error};
       entry.identity.operation = latency.operation;
       entries.push_back(std::move(entry));
     }
     return entries;
   }
   for (const BandwidthResult& result : report.results) {
-    Entry entry{.median = result.gbps.median, .error = result.error};
+    Entry entry{.median = result.gbps.median,
+                .values = result.gbps.values,
+                .stable = result.stable,
+                .error = result.error};
     entry.identity.series = SeriesKeyOf(result);
     entry.identity.bytes = result.bytes;
     entries.push_back(std::move(entry));
@@ -71,8 +88,27 @@ Expected<std::map<Identity, size_t>> IndexEntries(const std::vector<Entry>& entr
 
 bool Measured(const Entry& entry) { return !entry.error && std::isfinite(entry.median); }
 
-// Judges one result measured in both runs, or at least in one.
-ComparisonRow Judge(const Entry& old, const Entry& now, double tolerance, bool lower_is_better) {
+std::string Signed(double change) { return fmt::format("{:+.1f}%", change * 100); }
+
+// Which run's median had not settled: "the old run", "the new run", "either run".
+std::string UnsettledIn(const Entry& old, const Entry& now) {
+  if (!old.stable && !now.stable) return "either run";
+  return old.stable ? "the new run" : "the old run";
+}
+
+// The rank test of one result, when both runs kept its samples.
+std::optional<double> PValueOf(const Entry& old, const Entry& now) {
+  if (!Measured(old) || !Measured(now) || old.values.empty() || now.values.empty()) {
+    return std::nullopt;
+  }
+  return MannWhitneyU(old.values, now.values).p_value;
+}
+
+// Judges one result measured in both runs, or at least in one. `held`
+// says whether its p-value (PValueOf) is significant among all the
+// comparison's, and at what level.
+ComparisonRow Judge(const Entry& old, const Entry& now, const Criteria& criteria,
+                    const HeldTo& held) {
   ComparisonRow row = now.identity;
   if (Measured(old)) row.old_median = old.median;
   if (Measured(now)) row.new_median = now.median;
@@ -95,14 +131,35 @@ ComparisonRow Judge(const Entry& old, const Entry& now, double tolerance, bool l
     return row;
   }
   row.change = (*row.new_median - *row.old_median) / *row.old_median;
-  const double better = lower_is_better ? -*row.change : *row.change;
-  if (better < -tolerance) {
-    row.verdict = ChangeVerdict::kRegression;
-  } else if (better > tolerance) {
-    row.verdict = ChangeVerdict::kImproved;
-  } else {
+  row.p_value = PValueOf(old, now);
+  const double better = criteria.lower_is_better ? -*row.change : *row.change;
+  if (better >= -criteria.tolerance && better <= criteria.tolerance) {
     row.verdict = ChangeVerdict::kWithinTolerance;
+    return row;
   }
+  // Beyond the tolerance: a verdict only for a change the samples show.
+  if (!row.p_value) {
+    row.note = old.values.empty() ? "old report has no samples: judged on medians"
+                                  : "new report has no samples: judged on medians";
+  } else if (!held.significant) {
+    row.verdict = ChangeVerdict::kNotSignificant;
+    row.note = fmt::format("changed by {} but within noise, p={}", Signed(*row.change),
+                           FormatPValue(*row.p_value));
+    if (*row.p_value < criteria.significance_level) {
+      row.note +=
+          fmt::format(" (held to {:.2g}, as one of {} results)", held.level, criteria.tested);
+    }
+    return row;
+  }
+  if (!old.stable || !now.stable) {
+    row.verdict = ChangeVerdict::kUnstable;
+    const std::string unsettled =
+        fmt::format("changed by {}, but the median had not settled in {}: not judged",
+                    Signed(*row.change), UnsettledIn(old, now));
+    row.note = row.note.empty() ? unsettled : row.note + "; " + unsettled;
+    return row;
+  }
+  row.verdict = better < 0 ? ChangeVerdict::kRegression : ChangeVerdict::kImproved;
   return row;
 }
 
@@ -110,6 +167,12 @@ void Count(Comparison& comparison, ChangeVerdict verdict) {
   switch (verdict) {
     case ChangeVerdict::kWithinTolerance:
       ++comparison.within_tolerance;
+      return;
+    case ChangeVerdict::kNotSignificant:
+      ++comparison.not_significant;
+      return;
+    case ChangeVerdict::kUnstable:
+      ++comparison.unstable;
       return;
     case ChangeVerdict::kImproved:
       ++comparison.improvements;
@@ -136,12 +199,14 @@ std::string Label(const BenchReport& report) {
                              report.started_at));
 }
 
-std::string Signed(double change) { return fmt::format("{:+.1f}%", change * 100); }
-
 std::string VerdictWord(ChangeVerdict verdict) {
   switch (verdict) {
     case ChangeVerdict::kWithinTolerance:
-      return "";
+      return "within tolerance";
+    case ChangeVerdict::kNotSignificant:
+      return "within noise";
+    case ChangeVerdict::kUnstable:
+      return "unstable";
     case ChangeVerdict::kImproved:
       return "improved";
     case ChangeVerdict::kRegression:
@@ -166,6 +231,10 @@ std::string_view ChangeVerdictName(ChangeVerdict verdict) {
   switch (verdict) {
     case ChangeVerdict::kWithinTolerance:
       return "within_tolerance";
+    case ChangeVerdict::kNotSignificant:
+      return "not_significant";
+    case ChangeVerdict::kUnstable:
+      return "unstable";
     case ChangeVerdict::kImproved:
       return "improved";
     case ChangeVerdict::kRegression:
@@ -185,17 +254,32 @@ std::string RowName(const ComparisonRow& row) {
   return OneLine(row.operation);
 }
 
+std::string FormatPValue(double p_value) {
+  if (p_value < 0.001) return "<0.001";
+  return fmt::format("{:.2g}", p_value);
+}
+
+Expected<void> CheckComparable(const BenchReport& old, std::string_view kind) {
+  if (old.kind == kind) return {};
+  return Fail(
+      ErrorCode::kInvalidArgument,
+      fmt::format("cannot compare a {} report with a {} report", OneLine(old.kind), OneLine(kind)));
+}
+
 Expected<Comparison> CompareBenchReports(const BenchReport& old, const BenchReport& now,
-                                         double tolerance) {
-  if (old.kind != now.kind) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("cannot compare a {} report with a {} report", OneLine(old.kind),
-                            OneLine(now.kind)));
+                                         double tolerance, double significance_level) {
+  if (auto comparable = CheckComparable(old, now.kind); !comparable) {
+    return tl::unexpected(comparable.error());
   }
   if (!(tolerance >= 0 && tolerance < 1)) {
     return Fail(
         ErrorCode::kInvalidArgument,
         fmt::format("the tolerance must be at least 0% and below 100%, not {}%", tolerance * 100));
+  }
+  if (!(significance_level > 0 && significance_level < 1)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("the significance level must be above 0 and below 1, not {}",
+                            significance_level));
   }
   const std::vector<Entry> old_entries = EntriesOf(old);
   const std::vector<Entry> new_entries = EntriesOf(now);
@@ -207,17 +291,37 @@ Expected<Comparison> CompareBenchReports(const BenchReport& old, const BenchRepo
   Comparison comparison;
   comparison.kind = now.kind;
   comparison.tolerance = tolerance;
+  comparison.significance_level = significance_level;
   comparison.old_label = Label(old);
   comparison.new_label = Label(now);
-  const bool lower_is_better = now.kind == "latency";
-  for (const Entry& entry : new_entries) {
+  Criteria criteria{.tolerance = tolerance,
+                    .significance_level = significance_level,
+                    .lower_is_better = now.kind == "latency"};
+  // Every result is a test; the gate fails if any is a regression, so the
+  // level bounds them together (HolmBonferroni), not each alone.
+  std::vector<double> p_values;
+  std::vector<std::optional<size_t>> test_of(new_entries.size());
+  for (size_t i = 0; i < new_entries.size(); ++i) {
+    const auto match = old_index->find(IdentityOf(new_entries[i].identity));
+    if (match == old_index->end()) continue;
+    if (auto p = PValueOf(old_entries[match->second], new_entries[i])) {
+      test_of[i] = p_values.size();
+      p_values.push_back(*p);
+    }
+  }
+  criteria.tested = p_values.size();
+  const std::vector<HeldTo> held = HolmBonferroni(p_values, significance_level);
+
+  for (size_t i = 0; i < new_entries.size(); ++i) {
+    const Entry& entry = new_entries[i];
     const auto match = old_index->find(IdentityOf(entry.identity));
     ComparisonRow row = entry.identity;
     if (match == old_index->end()) {
       if (Measured(entry)) row.new_median = entry.median;
       row.verdict = ChangeVerdict::kOnlyInNew;
     } else {
-      row = Judge(old_entries[match->second], entry, tolerance, lower_is_better);
+      row = Judge(old_entries[match->second], entry, criteria,
+                  test_of[i] ? held[*test_of[i]] : HeldTo{});
     }
     comparison.rows.push_back(std::move(row));
   }
@@ -237,33 +341,38 @@ std::string RenderComparison(const Comparison& comparison) {
   const std::string_view unit = latency ? "ns" : "GB/s";
   std::string out;
   out += fmt::format("Old: {}\nNew: {}\n", comparison.old_label, comparison.new_label);
-  out += fmt::format("Medians in {}; a regression is {} by more than {:g}%.\n\n", unit,
-                     latency ? "slower" : "lower", comparison.tolerance * 100);
+  out += fmt::format(
+      "Medians in {}; a regression is {} by more than {:g}% and beyond the noise of the two "
+      "runs:\na two-sided Mann-Whitney U test of their samples, at {:g} for all results together "
+      "(Holm-Bonferroni).\nUnstable results are never regressions.\n\n",
+      unit, latency ? "slower" : "lower", comparison.tolerance * 100,
+      comparison.significance_level);
   size_t name_width = std::string_view("result").size();
   for (const ComparisonRow& row : comparison.rows) {
     name_width = std::max(name_width, RowName(row).size());
   }
-  out +=
-      fmt::format("  {:<{}}  {:>9}  {:>9}  {:>8}\n", "result", name_width, "old", "new", "change");
+  out += fmt::format("  {:<{}}  {:>9}  {:>9}  {:>8}  {:>6}  {}\n", "result", name_width, "old",
+                     "new", "change", "p", "verdict");
   auto median = [](const std::optional<double>& value) {
     return value ? FormatMeasurement(*value) : std::string("—");
   };
   for (const ComparisonRow& row : comparison.rows) {
-    std::string line = fmt::format("  {:<{}}  {:>9}  {:>9}  {:>8}", RowName(row), name_width,
-                                   median(row.old_median), median(row.new_median),
-                                   row.change ? Signed(*row.change) : "");
-    const std::string word = VerdictWord(row.verdict);
-    if (!word.empty()) line += "  " + word;
+    std::string line = fmt::format(
+        "  {:<{}}  {:>9}  {:>9}  {:>8}  {:>6}  {}", RowName(row), name_width,
+        median(row.old_median), median(row.new_median), row.change ? Signed(*row.change) : "",
+        row.p_value ? FormatPValue(*row.p_value) : "—", VerdictWord(row.verdict));
     if (!row.note.empty()) line += ": " + OneLine(row.note);
     out += line + "\n";
   }
   out += fmt::format(
-      "\n{} compared: {} regression{}, {} improved, {} within tolerance; {} only in the old "
-      "report, {} only in the new, {} not comparable — {}\n",
-      comparison.regressions + comparison.improvements + comparison.within_tolerance,
+      "\n{} compared: {} regression{}, {} improved, {} within tolerance, {} within noise, {} "
+      "unstable; {} only in the old report, {} only in the new, {} not comparable — {}\n",
+      comparison.regressions + comparison.improvements + comparison.within_tolerance +
+          comparison.not_significant + comparison.unstable,
       comparison.regressions, comparison.regressions == 1 ? "" : "s", comparison.improvements,
-      comparison.within_tolerance, comparison.only_in_old, comparison.only_in_new,
-      comparison.not_comparable, comparison.regressions > 0 ? "FAILED" : "passed");
+      comparison.within_tolerance, comparison.not_significant, comparison.unstable,
+      comparison.only_in_old, comparison.only_in_new, comparison.not_comparable,
+      comparison.regressions > 0 ? "FAILED" : "passed");
   return out;
 }
 
@@ -282,6 +391,7 @@ OrderedJson ComparisonToJson(const Comparison& comparison) {
     object["old_median"] = OptionalNumber(row.old_median);
     object["new_median"] = OptionalNumber(row.new_median);
     object["change"] = OptionalNumber(row.change);
+    object["p_value"] = OptionalNumber(row.p_value);
     object["verdict"] = ChangeVerdictName(row.verdict);
     object["note"] = row.note;
     rows.push_back(std::move(object));
@@ -289,11 +399,15 @@ OrderedJson ComparisonToJson(const Comparison& comparison) {
   return {{"kind", comparison.kind},
           {"unit", comparison.kind == "latency" ? "ns" : "GB/s (1e9 bytes/s)"},
           {"tolerance", comparison.tolerance},
+          {"test", "two-sided Mann-Whitney U"},
+          {"significance_level", comparison.significance_level},
           {"old", comparison.old_label},
           {"new", comparison.new_label},
           {"regressions", comparison.regressions},
           {"improvements", comparison.improvements},
           {"within_tolerance", comparison.within_tolerance},
+          {"not_significant", comparison.not_significant},
+          {"unstable", comparison.unstable},
           {"only_in_old", comparison.only_in_old},
           {"only_in_new", comparison.only_in_new},
           {"not_comparable", comparison.not_comparable},

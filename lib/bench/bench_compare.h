@@ -1,7 +1,14 @@
 // `sectl bench --compare OLD.json`: the new run judged against a saved one,
 // for CI performance gates. Results are matched by copy path and size
-// (latency: by operation); a result is a regression when its median moved
-// the wrong way by more than the tolerance.
+// (latency: by operation).
+//
+// A result is a regression only when two things hold at once:
+//   - its median moved the wrong way by more than the tolerance, and
+//   - the move is not noise: a two-sided Mann–Whitney U test of the old
+//     run's samples against the new run's (statistics.h) gives p < alpha.
+// A result whose median had not settled in either run (not "stable") is
+// reported as unstable, never as a regression. A report from before the
+// samples were kept is judged on its medians alone, and each row says so.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +24,19 @@
 
 namespace sectl::bench {
 
+// The significance level of the rank test: how often two runs of the same
+// code may be told apart by chance alone, per result.
+inline constexpr double kDefaultSignificanceLevel = 0.05;
+
 enum class ChangeVerdict {
   kWithinTolerance,
-  kImproved,      // better by more than the tolerance
-  kRegression,    // worse by more than the tolerance, or no longer measured
-  kOnlyInOld,     // not measured this time (listed, not a regression)
-  kOnlyInNew,     // new this time
-  kNotComparable  // the old run could not measure it, so there is nothing to hold it to
+  kNotSignificant,  // beyond the tolerance, but within the noise of the two runs
+  kUnstable,        // beyond the tolerance, but a median had not settled
+  kImproved,        // better by more than the tolerance, significantly
+  kRegression,      // worse by more than the tolerance, significantly; or no longer measured
+  kOnlyInOld,       // not measured this time (listed, not a regression)
+  kOnlyInNew,       // new this time
+  kNotComparable    // the old run could not measure it, so there is nothing to hold it to
 };
 
 std::string_view ChangeVerdictName(ChangeVerdict verdict);  // "within_tolerance", ...
@@ -39,6 +52,8 @@ struct ComparisonRow {
   std::optional<double> new_median;
   // (new - old) / old, when both medians are there and old is not zero.
   std::optional<double> change;
+  // The rank test's p-value, when both runs kept their samples.
+  std::optional<double> p_value;
   ChangeVerdict verdict = ChangeVerdict::kWithinTolerance;
   std::string note;  // why, for rows the medians do not explain ("no longer measured: ...")
 };
@@ -46,6 +61,7 @@ struct ComparisonRow {
 struct Comparison {
   std::string kind;  // "memcpy" or "latency"
   double tolerance = 0;
+  double significance_level = kDefaultSignificanceLevel;
   // One line naming each report: tool, plugin, when.
   std::string old_label;
   std::string new_label;
@@ -54,16 +70,28 @@ struct Comparison {
   int regressions = 0;
   int improvements = 0;
   int within_tolerance = 0;
+  int not_significant = 0;
+  int unstable = 0;
   int only_in_old = 0;
   int only_in_new = 0;
   int not_comparable = 0;
 };
 
-// Compares `now` with `old` at `tolerance` (0.10 for 10%). An error when the
-// reports are of different kinds, the tolerance is not in [0, 1), or a
+// Compares `now` with `old` at `tolerance` (0.10 for 10%) and the rank
+// test's `significance_level`. An error when the reports are of different
+// kinds, the tolerance is not in [0, 1), the level not in (0, 1), or a
 // report holds the same result twice.
 Expected<Comparison> CompareBenchReports(const BenchReport& old, const BenchReport& now,
-                                         double tolerance);
+                                         double tolerance,
+                                         double significance_level = kDefaultSignificanceLevel);
+
+// Whether `old` (a saved report) can be compared with a run of `kind`
+// ("memcpy" or "latency"): the check made before measuring, so that a
+// report of the wrong kind costs no measurement.
+Expected<void> CheckComparable(const BenchReport& old, std::string_view kind);
+
+// "0.31", "0.0012", "<0.001": a p-value as the table shows it.
+std::string FormatPValue(double p_value);
 
 // "h2d pinned async 64 MiB" or the operation's name.
 std::string RowName(const ComparisonRow& row);

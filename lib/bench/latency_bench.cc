@@ -253,6 +253,7 @@ LatencyResult Measure(const LatencyOperation& operation, Fixture& fixture,
     return result;
   }
   result.ns = Describe(samples->values);
+  result.stable = samples->stable;
   return result;
 }
 

@@ -11,13 +11,16 @@
 
 #include "base/timestamp.h"
 #include "bench/bench_json.h"
+#include "bench/bench_series.h"
 #include "bench/latency_bench.h"
+#include "bench/statistics.h"
 #include "host/device.h"
 #include "host/journal.h"
 #include "host/platform.h"
 #include "isolation/child_error.h"
 #include "isolation/child_outcome.h"
 #include "isolation/child_process.h"
+#include "isolation/interruption.h"
 #include "isolation/shared_memory.h"
 #include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
@@ -231,20 +234,147 @@ Expected<BenchReport> MeasureIsolated(const BenchOptions& options) {
   return report;
 }
 
+Expected<BenchReport> MeasureOnce(const BenchOptions& options) {
+  if (options.isolate) return MeasureIsolated(options);
+  host::Journal journal;
+  ProgressRegion progress;
+  return Measure(options, journal, progress);
+}
+
+// Whether most of `runs` settled.
+template <typename Result>
+bool MostlyStable(const std::vector<const Result*>& runs) {
+  size_t stable = 0;
+  for (const Result* run : runs) stable += run->stable ? 1 : 0;
+  return 2 * stable > runs.size();
+}
+
+template <typename Result>
+Distribution CombineDistributions(const std::vector<const Result*>& runs,
+                                  Distribution Result::*member) {
+  std::vector<Distribution> distributions;
+  distributions.reserve(runs.size());
+  for (const Result* run : runs) distributions.push_back(run->*member);
+  return CombineRuns(distributions);
+}
+
+BandwidthResult CombineBandwidth(const std::vector<const BandwidthResult*>& runs) {
+  // The verification of a run that found something wrong outweighs those
+  // that did not; the result starts as that run's, with all it says.
+  const BandwidthResult* told = runs.front();
+  for (const BandwidthResult* run : runs) {
+    if (run->verification.status == VerificationStatus::kFailed ||
+        run->verification.status == VerificationStatus::kNotVerified) {
+      told = run;
+      break;
+    }
+  }
+  BandwidthResult combined = *told;
+  combined.gbps = CombineDistributions(runs, &BandwidthResult::gbps);
+  combined.stable = MostlyStable(runs);
+  std::vector<Distribution> timers;
+  for (const BandwidthResult* run : runs) {
+    if (run->plugin_timer_gbps) timers.push_back(*run->plugin_timer_gbps);
+    if (!combined.error && run->error) combined.error = run->error;
+    combined.enqueue_excluded = combined.enqueue_excluded && run->enqueue_excluded;
+    for (const std::string& warning : run->warnings) {
+      if (std::find(combined.warnings.begin(), combined.warnings.end(), warning) ==
+          combined.warnings.end())
+        combined.warnings.push_back(warning);
+    }
+  }
+  combined.plugin_timer_gbps.reset();
+  if (timers.size() == runs.size()) combined.plugin_timer_gbps = CombineRuns(timers);
+  std::vector<double> ceilings;
+  ceilings.reserve(runs.size());
+  for (const BandwidthResult* run : runs) ceilings.push_back(run->ceiling_gbps);
+  combined.ceiling_gbps = Describe(ceilings).median;
+  combined.ratio_to_ceiling =
+      combined.ceiling_gbps > 0 ? combined.gbps.median / combined.ceiling_gbps : 0;
+  return combined;
+}
+
+LatencyResult CombineLatency(const std::vector<const LatencyResult*>& runs) {
+  LatencyResult combined = *runs.front();
+  combined.ns = CombineDistributions(runs, &LatencyResult::ns);
+  combined.stable = MostlyStable(runs);
+  for (const LatencyResult* run : runs) {
+    if (!combined.error && run->error) combined.error = run->error;
+  }
+  return combined;
+}
+
+// The `index`th element of `member` in every run.
+template <typename Result>
+std::vector<const Result*> Column(const std::vector<BenchReport>& runs,
+                                  std::vector<Result> BenchReport::*member, size_t index) {
+  std::vector<const Result*> column;
+  column.reserve(runs.size());
+  for (const BenchReport& run : runs) column.push_back(&(run.*member)[index]);
+  return column;
+}
+
 }  // namespace
+
+Expected<BenchReport> CombineBenchRuns(std::vector<BenchReport> runs) {
+  if (runs.empty()) return Fail(ErrorCode::kInternal, "no runs to combine");
+  if (runs.size() == 1) return std::move(runs.front());
+  const BenchReport& first = runs.front();
+  for (const BenchReport& run : runs) {
+    bool same = run.kind == first.kind && run.results.size() == first.results.size() &&
+                run.ceiling.size() == first.ceiling.size() &&
+                run.latency.size() == first.latency.size();
+    for (size_t i = 0; same && i < run.results.size(); ++i) {
+      same = SeriesKeyOf(run.results[i]) == SeriesKeyOf(first.results[i]) &&
+             run.results[i].bytes == first.results[i].bytes;
+    }
+    for (size_t i = 0; same && i < run.latency.size(); ++i) {
+      same = run.latency[i].operation == first.latency[i].operation;
+    }
+    if (!same) {
+      return Fail(ErrorCode::kInternal, "the repeated runs did not measure the same results");
+    }
+  }
+  BenchReport combined = first;
+  combined.runs = static_cast<int>(runs.size());
+  for (size_t i = 0; i < first.results.size(); ++i) {
+    combined.results[i] = CombineBandwidth(Column(runs, &BenchReport::results, i));
+  }
+  for (size_t i = 0; i < first.ceiling.size(); ++i) {
+    std::vector<Distribution> ceilings;
+    ceilings.reserve(runs.size());
+    for (const BenchReport& run : runs) ceilings.push_back(run.ceiling[i].gbps);
+    combined.ceiling[i].gbps = CombineRuns(ceilings);
+  }
+  for (size_t i = 0; i < first.latency.size(); ++i) {
+    combined.latency[i] = CombineLatency(Column(runs, &BenchReport::latency, i));
+  }
+  return combined;
+}
 
 Expected<BenchReport> RunBench(const BenchOptions& options) {
   const auto started = std::chrono::system_clock::now();
   // Hashed before it is measured; every load verifies it is the file hashed.
   const auto pinned = loader::PinPluginFile(options.plugin_path);
-  Expected<BenchReport> report;
-  if (options.isolate) {
-    report = MeasureIsolated(options);
-  } else {
-    host::Journal journal;
-    ProgressRegion progress;
-    report = Measure(options, journal, progress);
+  const int run_count = std::max(options.runs, 1);
+  std::vector<BenchReport> runs;
+  for (int run = 0; run < run_count; ++run) {
+    BenchOptions this_run = options;
+    if (run_count > 1 && options.on_progress) {
+      // One bar over every run: run r's step d of t is step r * t + d.
+      this_run.on_progress = [&options, run, run_count](int done, int total,
+                                                        std::string_view step) {
+        options.on_progress(run * total + done, run_count * total,
+                            fmt::format("run {}/{}: {}", run + 1, run_count, step));
+      };
+    }
+    auto measured = MeasureOnce(this_run);
+    if (!measured) return measured;
+    runs.push_back(std::move(*measured));
+    // Ctrl-C ends the runs; the caller reports the interruption.
+    if (isolation::InterruptedBy() != 0) break;
   }
+  auto report = CombineBenchRuns(std::move(runs));
   if (!report) return report;
 
   report->tool_version = options.tool_version;

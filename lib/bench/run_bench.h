@@ -35,6 +35,10 @@ struct BenchOptions {
   // A plugin that makes no progress (no call returns, no measurement
   // finishes) for this long is killed.
   std::chrono::milliseconds stall_timeout{60'000};
+  // How many times to run the whole measurement (--repeat-runs). Each run
+  // is a fresh process; the report holds the median of the runs' medians
+  // per result, and every run's samples (CombineRuns).
+  int runs = 1;
   std::vector<std::string> command_line;
   std::string tool_version;
   // Called as measurements start: how many are done, of how many, and what
@@ -43,5 +47,12 @@ struct BenchOptions {
 };
 
 Expected<BenchReport> RunBench(const BenchOptions& options);
+
+// The reports of several runs of the same measurement as one (the first
+// run's provenance, runs = how many): per result, CombineRuns of the runs'
+// distributions; stable when more than half of the runs settled; the first
+// failed verification, error and the warnings of any run. An error when the
+// runs did not measure the same results in the same order.
+Expected<BenchReport> CombineBenchRuns(std::vector<BenchReport> runs);
 
 }  // namespace sectl::bench

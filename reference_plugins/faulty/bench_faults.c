@@ -1,0 +1,105 @@
+/* Faults in performance (reference_plugins/faulty/bench.cmake): the copies
+ * still move the right bytes, only slower, as after a regression in a
+ * vendor's copy engine. `sectl bench memcpy --compare` must catch it. The
+ * base is the minimal plugin, which copies at enqueue time, so the time a
+ * wrapper adds is inside the interval bench measures. A copy of 4 to 16 KiB
+ * takes 60 to 100 ns there, and the wrapper's own clock reads make it about
+ * 2x slower rather than 1.25x; from 32 KiB on the slowdown is 25%. */
+#include <stdint.h>
+#include <time.h>
+
+#include "fault_hooks.h"
+
+void PlantRegistrationFault(SE_PlatformRegistrationParams* params, TF_Status* status) {
+  (void)params;
+  (void)status;
+}
+
+#if defined(FAULT_COPIES_25_PERCENT_SLOWER)
+typedef void (*MemcpyDtoHFn)(const SP_Device*, SP_Stream, void*, const SP_DeviceMemoryBase*,
+                             uint64_t, TF_Status*);
+typedef void (*MemcpyHtoDFn)(const SP_Device*, SP_Stream, SP_DeviceMemoryBase*, const void*,
+                             uint64_t, TF_Status*);
+typedef void (*MemcpyDtoDFn)(const SP_Device*, SP_Stream, SP_DeviceMemoryBase*,
+                             const SP_DeviceMemoryBase*, uint64_t, TF_Status*);
+typedef void (*SyncMemcpyDtoHFn)(const SP_Device*, void*, const SP_DeviceMemoryBase*, uint64_t,
+                                 TF_Status*);
+typedef void (*SyncMemcpyHtoDFn)(const SP_Device*, SP_DeviceMemoryBase*, const void*, uint64_t,
+                                 TF_Status*);
+
+static MemcpyDtoHFn base_memcpy_dtoh;
+static MemcpyHtoDFn base_memcpy_htod;
+static MemcpyDtoDFn base_memcpy_dtod;
+static SyncMemcpyDtoHFn base_sync_memcpy_dtoh;
+static SyncMemcpyHtoDFn base_sync_memcpy_htod;
+
+static double Seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* Spins (a busy copy engine, not a sleeping one) until the copy that began
+ * at `started` and has just ended has taken 1.25 times as long. */
+static void SpinToAQuarterLonger(double started) {
+  const double until = started + 1.25 * (Seconds() - started);
+  while (Seconds() < until) {
+  }
+}
+
+static void SlowMemcpyDtoH(const SP_Device* device, SP_Stream stream, void* host_dst,
+                           const SP_DeviceMemoryBase* device_src, uint64_t size,
+                           TF_Status* status) {
+  const double started = Seconds();
+  base_memcpy_dtoh(device, stream, host_dst, device_src, size, status);
+  SpinToAQuarterLonger(started);
+}
+
+static void SlowMemcpyHtoD(const SP_Device* device, SP_Stream stream,
+                           SP_DeviceMemoryBase* device_dst, const void* host_src, uint64_t size,
+                           TF_Status* status) {
+  const double started = Seconds();
+  base_memcpy_htod(device, stream, device_dst, host_src, size, status);
+  SpinToAQuarterLonger(started);
+}
+
+static void SlowMemcpyDtoD(const SP_Device* device, SP_Stream stream,
+                           SP_DeviceMemoryBase* device_dst, const SP_DeviceMemoryBase* device_src,
+                           uint64_t size, TF_Status* status) {
+  const double started = Seconds();
+  base_memcpy_dtod(device, stream, device_dst, device_src, size, status);
+  SpinToAQuarterLonger(started);
+}
+
+static void SlowSyncMemcpyDtoH(const SP_Device* device, void* host_dst,
+                               const SP_DeviceMemoryBase* device_src, uint64_t size,
+                               TF_Status* status) {
+  const double started = Seconds();
+  base_sync_memcpy_dtoh(device, host_dst, device_src, size, status);
+  SpinToAQuarterLonger(started);
+}
+
+static void SlowSyncMemcpyHtoD(const SP_Device* device, SP_DeviceMemoryBase* device_dst,
+                               const void* host_src, uint64_t size, TF_Status* status) {
+  const double started = Seconds();
+  base_sync_memcpy_htod(device, device_dst, host_src, size, status);
+  SpinToAQuarterLonger(started);
+}
+#endif
+
+void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
+#if defined(FAULT_COPIES_25_PERCENT_SLOWER)
+  base_memcpy_dtoh = stream_executor->memcpy_dtoh;
+  stream_executor->memcpy_dtoh = SlowMemcpyDtoH;
+  base_memcpy_htod = stream_executor->memcpy_htod;
+  stream_executor->memcpy_htod = SlowMemcpyHtoD;
+  base_memcpy_dtod = stream_executor->memcpy_dtod;
+  stream_executor->memcpy_dtod = SlowMemcpyDtoD;
+  base_sync_memcpy_dtoh = stream_executor->sync_memcpy_dtoh;
+  stream_executor->sync_memcpy_dtoh = SlowSyncMemcpyDtoH;
+  base_sync_memcpy_htod = stream_executor->sync_memcpy_htod;
+  stream_executor->sync_memcpy_htod = SlowSyncMemcpyHtoD;
+#else
+  (void)stream_executor;
+#endif
+}
