@@ -159,24 +159,25 @@ TEST(BenchJson, KeepsEveryField) {
 TEST(BenchJson, WritesTheDocumentedKeysInOrder) {
   const std::string text = BenchReportToJsonText(SampleMemcpyReport());
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 1,\n  \"kind\": \"sectl.bench.memcpy\",\n", 0), 0u)
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 2,\n  \"kind\": \"sectl.bench.memcpy\",\n", 0), 0u)
       << text;
   const auto document = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
   for (const auto& item : document.items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "kind", "tool", "plugin", "host",
                                             "command_line", "started_at", "duration_s", "threads",
-                                            "units", "results", "ceiling", "latency"}));
+                                            "runs", "units", "results", "ceiling", "latency"}));
   std::vector<std::string> result_keys;
   for (const auto& item : document["results"][0].items()) result_keys.push_back(item.key());
   EXPECT_EQ(result_keys,
             (std::vector<std::string>{
                 "direction",    "host_memory",      "mode",          "bytes",
                 "median_gbps",  "p5_gbps",          "p95_gbps",      "min_gbps",
-                "max_gbps",     "spread",           "samples",       "plugin_timer",
+                "max_gbps",     "spread",           "samples",       "values_gbps",
+                "plugin_timer",
                 "ceiling_gbps", "ratio_to_ceiling", "warmup_copies", "copies_per_sample",
-                "stable",       "enqueue_excluded", "verification",  "warnings",
-                "error"}));
+                "stable",       "enqueue_excluded", "verification",  "verification_status",
+                "verification_reason", "warnings", "error"}));
   EXPECT_EQ(document["units"]["bandwidth"], "GB/s (1e9 bytes/s)");
   EXPECT_EQ(document["results"][0]["direction"], "h2d");
   EXPECT_EQ(document["results"][2]["host_memory"], "none");
@@ -211,7 +212,7 @@ TEST(BenchJson, SchemaRejectsDrift) {
   ExpectRejectedBySchema(missing);
 
   json newer = SampleJson();
-  newer["schema_version"] = 2;
+  newer["schema_version"] = 3;
   ExpectRejectedBySchema(newer);
 
   json binary_gigabytes = SampleJson();
@@ -250,9 +251,9 @@ TEST(BenchJson, RefusesAnotherKindOfReport) {
 
 TEST(BenchJson, NamesTheSchemaVersionFoundAndKnown) {
   json newer = SampleJson();
-  newer["schema_version"] = 2;
+  newer["schema_version"] = 3;
   EXPECT_EQ(ReadError(newer),
-            "bench report has schema_version 2; this sectl reads schema_version 1");
+            "bench report has schema_version 3; this sectl reads schema_version 1 to 2");
 }
 
 TEST(BenchJson, NamesAMissingMemberByPath) {
@@ -600,7 +601,7 @@ TEST(BenchPlot, DrawsEachCopyPathTheCeilingAndTheAxes) {
     EXPECT_TRUE(path.child("polygon")) << "the p5–p95 band";
   }
   // One marker per measured result: d2h 64 MiB could not be measured.
-  EXPECT_EQ(AllNamed(plot.svg, "circle").size(), 8u);
+  EXPECT_EQ(AllNamed(plot.svg, "g[@class='series']/circle").size(), 8u);
   EXPECT_EQ(std::distance(series[1].children("circle").begin(), series[1].children("circle").end()),
             2);
   // Markers move right as sizes grow (log x) and up as bandwidth grows.
@@ -650,7 +651,7 @@ TEST(BenchPlot, SaysWhenThereIsNothingToPlot) {
     ParsedSvg plot;
     ASSERT_NO_FATAL_FAILURE(ParseSvg(text, plot));
     EXPECT_TRUE(Contains(text, "no bandwidth")) << text;
-    EXPECT_TRUE(AllNamed(plot.svg, "circle").empty());
+    EXPECT_TRUE(AllNamed(plot.svg, "g[@class='series']/circle").empty());
   }
 }
 

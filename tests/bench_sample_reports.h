@@ -41,7 +41,7 @@ inline BandwidthResult Bandwidth(Direction direction, HostMemory memory, CopyMod
   result.copies_per_sample = bytes < kMiB ? 64 : 1;
   result.stable = true;
   result.enqueue_excluded = true;
-  result.verification = "passed";
+  result.verification = {VerificationStatus::kPassed, ""};
   return result;
 }
 
@@ -82,9 +82,9 @@ inline BenchReport SampleMemcpyReport() {
   }
   report.results[0].plugin_timer_gbps = Gbps(1.25, 0.05);
   report.results[1].stable = false;
-  report.results[4].verification = "failed: byte 17 is 0x00, expected 0x5a";
+  report.results[4].verification = {VerificationStatus::kFailed, "byte 17 is 0x00, expected 0x5a"};
   report.results[5].warnings = {"implausible: 15.0x the host memcpy ceiling"};
-  report.results[5].verification = "skipped";
+  report.results[5].verification = {VerificationStatus::kSkipped, ""};
   report.results[7].error = "the plugin has no sync_memcpy_dtoh\x07";
   report.results[7].gbps = {};
   report.results[8].ratio_to_ceiling = std::numeric_limits<double>::quiet_NaN();

@@ -89,7 +89,7 @@ sectl::Expected<BaselineOptions> ToOptions(const CommandLine& line) {
 // Whether every result was measured and, where verified, verified.
 bool AllMeasured(const sectl::bench::BenchReport& report) {
   for (const auto& result : report.results) {
-    if (result.error || result.verification.starts_with("failed")) return false;
+    if (result.error || result.verification.failed()) return false;
   }
   return true;
 }

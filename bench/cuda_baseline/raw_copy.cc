@@ -227,7 +227,9 @@ bench::BandwidthResult MeasureRawCopy(Direction direction, uint64_t bytes, doubl
   result.ratio_to_ceiling = ceiling_gbps > 0 ? result.gbps.median / ceiling_gbps : 0;
   if (options.verify) {
     const auto mismatch = copy.Verify();
-    result.verification = mismatch ? "failed: " + *mismatch : "passed";
+    using bench::VerificationStatus;
+    result.verification = mismatch ? bench::Verification{VerificationStatus::kFailed, *mismatch}
+                                   : bench::Verification{VerificationStatus::kPassed, ""};
   }
   return result;
 }

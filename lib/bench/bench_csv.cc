@@ -105,7 +105,7 @@ void WriteBandwidth(std::string& out, const BenchReport& report) {
         .Add(fmt::format("{}", r.copies_per_sample))
         .Add(BoolField(r.stable))
         .Add(BoolField(r.enqueue_excluded))
-        .Add(TextField(r.verification))
+        .Add(TextField(r.verification.Describe()))
         .Add(TextField(JoinWarnings(r.warnings)))
         .Add(OptionalField(r.error))
         .End();

@@ -41,7 +41,8 @@ constexpr std::uintmax_t kLargestReportBytes = 64 << 20;
 // Writing
 
 // The members of a Distribution, flat in `object`: "median_gbps", "p5_gbps",
-// ..., "spread", "samples". `unit` is the suffix of the measured values.
+// ..., "spread", "samples", "values_gbps". `unit` is the suffix of the
+// measured values.
 void AppendDistribution(OrderedJson& object, const Distribution& distribution,
                         std::string_view unit) {
   object[fmt::format("median_{}", unit)] = distribution.median;
@@ -51,6 +52,7 @@ void AppendDistribution(OrderedJson& object, const Distribution& distribution,
   object[fmt::format("max_{}", unit)] = distribution.max;
   object["spread"] = distribution.spread;
   object["samples"] = distribution.samples;
+  object[fmt::format("values_{}", unit)] = distribution.values;
 }
 
 OrderedJson NullableString(const std::optional<std::string>& text) {
@@ -75,7 +77,11 @@ OrderedJson BandwidthToJson(const BandwidthResult& result) {
   object["copies_per_sample"] = result.copies_per_sample;
   object["stable"] = result.stable;
   object["enqueue_excluded"] = result.enqueue_excluded;
-  object["verification"] = result.verification;
+  // "verification" is the one-line description every report has carried;
+  // the status and reason say the same for programs.
+  object["verification"] = result.verification.Describe();
+  object["verification_status"] = VerificationStatusName(result.verification.status);
+  object["verification_reason"] = result.verification.reason;
   object["warnings"] = result.warnings;
   object["error"] = NullableString(result.error);
   return object;
@@ -91,6 +97,7 @@ OrderedJson LatencyToJson(const LatencyResult& latency) {
   OrderedJson object = {{"operation", latency.operation}, {"description", latency.description}};
   AppendDistribution(object, latency.ns, "ns");
   object["operations_per_sample"] = latency.operations_per_sample;
+  object["stable"] = latency.stable;
   object["error"] = NullableString(latency.error);
   return object;
 }
@@ -105,7 +112,11 @@ OrderedJson ArrayOf(const std::vector<Result>& results, OrderedJson (*to_json)(c
 // ---------------------------------------------------------------------------
 // Reading
 
-Distribution ReadDistribution(JsonReader& in, std::string_view unit) {
+// Reports from before schema version 2 hold no values (nor latency's
+// "stable", nor "runs").
+bool HasSamples(int schema_version) { return schema_version >= 2; }
+
+Distribution ReadDistribution(JsonReader& in, std::string_view unit, int schema_version) {
   Distribution distribution;
   in.NumberOrNull(fmt::format("median_{}", unit), distribution.median);
   in.NumberOrNull(fmt::format("p5_{}", unit), distribution.p5);
@@ -114,10 +125,12 @@ Distribution ReadDistribution(JsonReader& in, std::string_view unit) {
   in.NumberOrNull(fmt::format("max_{}", unit), distribution.max);
   in.NumberOrNull("spread", distribution.spread);
   in.Count("samples", distribution.samples);
+  if (HasSamples(schema_version))
+    in.NumberList(fmt::format("values_{}", unit), distribution.values);
   return distribution;
 }
 
-BandwidthResult ReadBandwidth(JsonReader in) {
+BandwidthResult ReadBandwidth(JsonReader in, int schema_version) {
   BandwidthResult result;
   in.Name<Direction>("direction", kAllDirections, DirectionName, "a direction", result.direction);
   constexpr HostMemory kAllHostMemories[] = {HostMemory::kPinned, HostMemory::kPageable,
@@ -127,9 +140,9 @@ BandwidthResult ReadBandwidth(JsonReader in) {
   constexpr CopyMode kAllModes[] = {CopyMode::kAsync, CopyMode::kSync};
   in.Name<CopyMode>("mode", kAllModes, CopyModeName, "a copy mode", result.mode);
   in.Count("bytes", result.bytes);
-  result.gbps = ReadDistribution(in, "gbps");
+  result.gbps = ReadDistribution(in, "gbps", schema_version);
   if (std::optional<JsonReader> timer = in.NullableObject("plugin_timer")) {
-    result.plugin_timer_gbps = ReadDistribution(*timer, "gbps");
+    result.plugin_timer_gbps = ReadDistribution(*timer, "gbps", schema_version);
   }
   in.NumberOrNull("ceiling_gbps", result.ceiling_gbps);
   in.NumberOrNull("ratio_to_ceiling", result.ratio_to_ceiling);
@@ -137,25 +150,39 @@ BandwidthResult ReadBandwidth(JsonReader in) {
   in.Count("copies_per_sample", result.copies_per_sample);
   in.Bool("stable", result.stable);
   in.Bool("enqueue_excluded", result.enqueue_excluded);
-  in.String("verification", result.verification);
+  std::string verification;
+  in.String("verification", verification);
+  if (in.Has("verification_status")) {
+    constexpr VerificationStatus kAllVerificationStatuses[] = {
+        VerificationStatus::kPassed, VerificationStatus::kFailed, VerificationStatus::kNotVerified,
+        VerificationStatus::kSkipped};
+    in.Name<VerificationStatus>("verification_status", kAllVerificationStatuses,
+                                VerificationStatusName, "a verification status",
+                                result.verification.status);
+    in.String("verification_reason", result.verification.reason);
+  } else {
+    // Reports written before the status had its own field.
+    result.verification = Verification::FromDescription(verification);
+  }
   in.StringList("warnings", result.warnings);
   in.NullableString("error", result.error);
   return result;
 }
 
-CeilingResult ReadCeiling(JsonReader in) {
+CeilingResult ReadCeiling(JsonReader in, int schema_version) {
   CeilingResult ceiling;
   in.Count("bytes", ceiling.bytes);
-  ceiling.gbps = ReadDistribution(in, "gbps");
+  ceiling.gbps = ReadDistribution(in, "gbps", schema_version);
   return ceiling;
 }
 
-LatencyResult ReadLatency(JsonReader in) {
+LatencyResult ReadLatency(JsonReader in, int schema_version) {
   LatencyResult latency;
   in.String("operation", latency.operation);
   in.String("description", latency.description);
-  latency.ns = ReadDistribution(in, "ns");
+  latency.ns = ReadDistribution(in, "ns", schema_version);
   in.Count("operations_per_sample", latency.operations_per_sample);
+  if (HasSamples(schema_version)) in.Bool("stable", latency.stable);
   in.NullableString("error", latency.error);
   return latency;
 }
@@ -177,7 +204,12 @@ Error Malformed(std::string_view why) {
 
 // The header first, so that a document of another kind or version is
 // refused as such rather than for the first member it happens to lack.
-Expected<std::string> ReadHeader(const Json& document) {
+struct Header {
+  std::string kind;  // "memcpy" or "latency"
+  int schema_version = kBenchSchemaVersion;
+};
+
+Expected<Header> ReadHeader(const Json& document) {
   if (!document.is_object()) {
     return tl::unexpected(
         Malformed(fmt::format("the document is {}, not an object", DescribeJsonValue(document))));
@@ -201,17 +233,20 @@ Expected<std::string> ReadHeader(const Json& document) {
   if (version == document.end() || !version->is_number_integer()) {
     return Fail(ErrorCode::kInvalidArgument, "malformed bench report: schema_version: missing");
   }
-  if (version->get<std::int64_t>() != kBenchSchemaVersion) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("bench report has schema_version {}; this sectl reads "
-                            "schema_version {}",
-                            EncodeJson(*version), kBenchSchemaVersion));
+  const auto schema_version = version->get<std::int64_t>();
+  if (schema_version < kOldestReadableBenchSchemaVersion || schema_version > kBenchSchemaVersion) {
+    return Fail(
+        ErrorCode::kInvalidArgument,
+        fmt::format("bench report has schema_version {}; this sectl reads "
+                    "schema_version {} to {}",
+                    EncodeJson(*version), kOldestReadableBenchSchemaVersion, kBenchSchemaVersion));
   }
-  return bench_kind;
+  return Header{bench_kind, static_cast<int>(schema_version)};
 }
 
-BenchReport ReadReport(JsonReader& in) {
+BenchReport ReadReport(JsonReader& in, int schema_version) {
   BenchReport report;
+  report.schema_version = schema_version;
   JsonReader tool = in.Object("tool");
   tool.String("name", report.tool_name);
   tool.String("version", report.tool_version);
@@ -226,29 +261,30 @@ BenchReport ReadReport(JsonReader& in) {
   in.String("started_at", report.started_at);
   in.NumberOrNull("duration_s", report.duration_s);
   in.Count("threads", report.threads);
+  if (HasSamples(schema_version)) in.Count("runs", report.runs);
   JsonReader units = in.Object("units");
   units.Constant("bandwidth", kBandwidthUnit);
   units.Constant("latency", kLatencyUnit);
   for (const JsonReader& result : in.ObjectList("results")) {
-    report.results.push_back(ReadBandwidth(result));
+    report.results.push_back(ReadBandwidth(result, schema_version));
   }
   for (const JsonReader& ceiling : in.ObjectList("ceiling")) {
-    report.ceiling.push_back(ReadCeiling(ceiling));
+    report.ceiling.push_back(ReadCeiling(ceiling, schema_version));
   }
   for (const JsonReader& latency : in.ObjectList("latency")) {
-    report.latency.push_back(ReadLatency(latency));
+    report.latency.push_back(ReadLatency(latency, schema_version));
   }
   return report;
 }
 
 Expected<BenchReport> FromJson(const Json& document) {
-  Expected<std::string> kind = ReadHeader(document);
-  if (!kind) return tl::unexpected(kind.error());
+  Expected<Header> header = ReadHeader(document);
+  if (!header) return tl::unexpected(header.error());
   std::optional<std::string> error;
   JsonReader in(document, "", error);
-  BenchReport report = ReadReport(in);
+  BenchReport report = ReadReport(in, header->schema_version);
   if (error) return Fail(ErrorCode::kInvalidArgument, "malformed bench report: " + *error);
-  report.kind = std::move(*kind);
+  report.kind = std::move(header->kind);
   return report;
 }
 
@@ -278,7 +314,9 @@ Expected<std::string> ReadWholeFile(const std::string& path) {
 }  // namespace
 
 OrderedJson BenchReportToJson(const BenchReport& report) {
-  return {{"schema_version", report.schema_version},
+  // Every member of this version is written, whichever version the report
+  // was read from.
+  return {{"schema_version", kBenchSchemaVersion},
           {"kind", fmt::format("{}{}", kKindPrefix, report.kind)},
           {"tool", {{"name", report.tool_name}, {"version", report.tool_version}}},
           {"plugin",
@@ -292,6 +330,7 @@ OrderedJson BenchReportToJson(const BenchReport& report) {
           {"started_at", report.started_at},
           {"duration_s", report.duration_s},
           {"threads", report.threads},
+          {"runs", report.runs},
           {"units", {{"bandwidth", kBandwidthUnit}, {"latency", kLatencyUnit}}},
           {"results", ArrayOf(report.results, BandwidthToJson)},
           {"ceiling", ArrayOf(report.ceiling, CeilingToJson)},

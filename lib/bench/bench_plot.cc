@@ -34,6 +34,8 @@ constexpr std::array<std::string_view, 7> kColours = {"#0072B2", "#D55E00", "#00
 // After seven paths the colours repeat, so the lines change dash instead.
 constexpr std::array<std::string_view, 3> kDashes = {"", "8 4", "2 3"};
 constexpr std::string_view kCeilingColour = "#777777";
+// Failed verification, drawn over the marker in every series alike.
+constexpr std::string_view kFailedColour = "#D00000";
 
 // Collects pugixml's output.
 class StringWriter : public pugi::xml_writer {
@@ -137,8 +139,12 @@ bool Plottable(const BandwidthResult& result) {
   return !result.error && result.bytes > 0 && std::isfinite(result.gbps.median);
 }
 
-bool Flagged(const BandwidthResult& result) {
-  return !result.stable || result.verification.starts_with("failed") || !result.warnings.empty();
+// Hollow: a number not to be taken at face value. Failed and unverified
+// copies have markers of their own.
+bool Flagged(const BandwidthResult& result) { return !result.stable || !result.warnings.empty(); }
+
+bool NotVerified(const BandwidthResult& result) {
+  return result.verification.status == VerificationStatus::kNotVerified;
 }
 
 Axes ChooseAxes(const BenchReport& report,
@@ -231,9 +237,59 @@ std::string Tooltip(const Series& series, const BandwidthResult& result) {
       FormatMeasurement(result.gbps.p5), FormatMeasurement(result.gbps.p95),
       FormatMeasurement(result.ceiling_gbps), result.ratio_to_ceiling * 100, result.gbps.samples);
   if (!result.stable) text += "; unstable";
-  text += "; verification " + result.verification;
+  text += "; verification " + result.verification.Describe();
   for (const std::string& warning : result.warnings) text += "; " + warning;
   return text;
+}
+
+// A red cross, over a marker or in the legend.
+void DrawCross(pugi::xml_node parent, double x, double y, double half) {
+  Add(parent, "path",
+      {{"class", "failed-cross"},
+       {"d", fmt::format("M{0},{1} L{2},{3} M{0},{3} L{2},{1}", Coordinate(x - half),
+                         Coordinate(y - half), Coordinate(x + half), Coordinate(y + half))},
+       {"stroke", std::string(kFailedColour)},
+       {"stroke-width", "3"},
+       {"stroke-linecap", "round"},
+       {"fill", "none"},
+       {"pointer-events", "none"}});  // hovering shows the marker's tooltip
+}
+
+// The marker of one result: a circle, filled unless flagged; a hollow dashed
+// square for a copy that could not be verified; a red cross over the marker
+// of one that failed.
+// Returns the marker's title, for its tooltip.
+pugi::xml_node DrawMarker(pugi::xml_node parent, double x, double y, const std::string& colour,
+                          const BandwidthResult& result) {
+  // A square is always hollow: its dashed outline is what tells it apart.
+  const std::string fill = Flagged(result) || NotVerified(result) ? "#ffffff" : colour;
+  std::string verification(VerificationStatusName(result.verification.status));
+  std::replace(verification.begin(), verification.end(), '_', '-');
+  const std::string kind = "marker verification-" + verification;
+  pugi::xml_node marker;
+  if (NotVerified(result)) {
+    marker = Add(parent, "rect",
+                 {{"class", kind},
+                  {"x", Coordinate(x - 4.5)},
+                  {"y", Coordinate(y - 4.5)},
+                  {"width", "9"},
+                  {"height", "9"},
+                  {"stroke", colour},
+                  {"stroke-width", "2"},
+                  {"stroke-dasharray", "2 1.5"},
+                  {"fill", fill}});
+  } else {
+    marker = Add(parent, "circle",
+                 {{"class", kind},
+                  {"cx", Coordinate(x)},
+                  {"cy", Coordinate(y)},
+                  {"r", "4"},
+                  {"stroke", colour},
+                  {"stroke-width", "2"},
+                  {"fill", fill}});
+  }
+  if (result.verification.failed()) DrawCross(parent, x, y, 7);
+  return Add(marker, "title", {});
 }
 
 void DrawSeries(pugi::xml_node svg, const Axes& axes, const Series& series, size_t index) {
@@ -274,14 +330,8 @@ void DrawSeries(pugi::xml_node svg, const Axes& axes, const Series& series, size
   if (!dash.empty()) polyline.append_attribute("stroke-dasharray").set_value(dash.c_str());
 
   for (const BandwidthResult* result : plotted) {
-    pugi::xml_node marker = Add(group, "circle",
-                                {{"cx", Coordinate(axes.X(result->bytes))},
-                                 {"cy", Coordinate(axes.Y(result->gbps.median))},
-                                 {"r", "4"},
-                                 {"stroke", colour},
-                                 {"stroke-width", "2"},
-                                 {"fill", Flagged(*result) ? "#ffffff" : colour}});
-    SetText(Add(marker, "title", {}), Tooltip(series, *result));
+    SetText(DrawMarker(group, axes.X(result->bytes), axes.Y(result->gbps.median), colour, *result),
+            Tooltip(series, *result));
   }
 }
 
@@ -300,7 +350,16 @@ void DrawCeiling(pugi::xml_node svg, const Axes& axes,
   SetText(Add(polyline, "title", {}), "host memcpy ceiling (median)");
 }
 
-void DrawLegend(pugi::xml_node svg, const std::vector<Series>& all_series, bool has_ceiling) {
+// How many results of the report verified to `status`.
+size_t CountVerified(const BenchReport& report, VerificationStatus status) {
+  return static_cast<size_t>(
+      std::count_if(report.results.begin(), report.results.end(), [&](const auto& result) {
+        return Plottable(result) && result.verification.status == status;
+      }));
+}
+
+void DrawLegend(pugi::xml_node svg, const BenchReport& report,
+                const std::vector<Series>& all_series, bool has_ceiling) {
   pugi::xml_node legend = Add(svg, "g", {{"font-size", "13"}, {"fill", "#222222"}});
   const double x = kPlotRight + 20;
   double y = kPlotTop + 10;
@@ -324,9 +383,56 @@ void DrawLegend(pugi::xml_node svg, const std::vector<Series>& all_series, bool 
   if (has_ceiling) entry(kCeilingColour, "6 4", "host memcpy ceiling");
   y += 10;
   AddText(legend, x, y, "line: median; band: p5–p95", {{"font-size", "12"}});
-  AddText(legend, x, y + 18, "hollow marker: unstable, failed", {{"font-size", "12"}});
-  AddText(legend, x, y + 34, "verification or a warning", {{"font-size", "12"}});
-  AddText(legend, x, y + 52, "hover a marker for its numbers", {{"font-size", "12"}});
+  y += 20;
+  // A sample of each kind of marker, beside what it means.
+  const auto marker_entry = [&](VerificationStatus status, bool flagged, std::string_view label,
+                                std::initializer_list<std::pair<const char*, std::string>> style) {
+    BandwidthResult sample;
+    sample.stable = !flagged;
+    sample.verification.status = status;
+    SetText(DrawMarker(legend, x + 14, y - 4, "#555555", sample), label);
+    AddText(legend, x + 36, y, label, style);
+    y += 20;
+  };
+  marker_entry(VerificationStatus::kPassed, true, "unstable, or a warning", {{"font-size", "12"}});
+  if (CountVerified(report, VerificationStatus::kNotVerified) > 0) {
+    marker_entry(VerificationStatus::kNotVerified, false, "not verified (hover for why)",
+                 {{"font-size", "12"}});
+  }
+  if (CountVerified(report, VerificationStatus::kFailed) > 0) {
+    marker_entry(
+        VerificationStatus::kFailed, false, "verification failed:",
+        {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", std::string(kFailedColour)}});
+    AddText(legend, x + 36, y - 4, "the bytes read back differ",
+            {{"font-size", "12"}, {"font-weight", "bold"}, {"fill", std::string(kFailedColour)}});
+    y += 16;
+  }
+  AddText(legend, x, y + 6, "hover a marker for its numbers", {{"font-size", "12"}});
+}
+
+// Under the title, a line no one can miss when copies moved wrong bytes, or
+// could not be checked: the bandwidth of such copies means little.
+void DrawVerificationCaption(pugi::xml_node svg, const BenchReport& report) {
+  const size_t failed = CountVerified(report, VerificationStatus::kFailed);
+  const size_t not_verified = CountVerified(report, VerificationStatus::kNotVerified);
+  if (failed > 0) {
+    pugi::xml_node caption = AddText(
+        svg, kPlotLeft, 70,
+        fmt::format("✕ {} of {} results failed verification: the bytes read back "
+                    "differ{}",
+                    failed, report.results.size(),
+                    not_verified > 0 ? fmt::format("; {} not verified", not_verified) : ""),
+        {{"font-size", "13"}, {"font-weight", "bold"}, {"fill", std::string(kFailedColour)}});
+    caption.append_attribute("class").set_value("verification-caption");
+  } else if (not_verified > 0) {
+    pugi::xml_node caption = AddText(
+        svg, kPlotLeft, 70,
+        fmt::format("{} of {} results not verified: no verified way was left to read them back "
+                    "(hover a square marker for why)",
+                    not_verified, report.results.size()),
+        {{"font-size", "13"}, {"fill", "#555555"}});
+    caption.append_attribute("class").set_value("verification-caption");
+  }
 }
 
 void DrawTitle(pugi::xml_node svg, const BenchReport& report) {
@@ -370,7 +476,8 @@ std::string RenderBandwidthSvg(const BenchReport& report) {
   }
   DrawCeiling(svg, axes, ceiling);
   for (size_t i = 0; i < all_series.size(); ++i) DrawSeries(svg, axes, all_series[i], i);
-  DrawLegend(svg, all_series, !ceiling.empty());
+  DrawLegend(svg, report, all_series, !ceiling.empty());
+  DrawVerificationCaption(svg, report);
 
   StringWriter writer;
   document.save(writer, "  ", pugi::format_default, pugi::encoding_utf8);

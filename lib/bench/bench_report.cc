@@ -19,6 +19,15 @@ constexpr NameTable<HostMemory, 3> kHostMemoryNames = {{{HostMemory::kPinned, "p
                                                         {HostMemory::kNone, "none"}}};
 constexpr NameTable<CopyMode, 2> kCopyModeNames = {
     {{CopyMode::kAsync, "async"}, {CopyMode::kSync, "sync"}}};
+constexpr NameTable<VerificationStatus, 4> kVerificationStatusNames = {
+    {{VerificationStatus::kPassed, "passed"},
+     {VerificationStatus::kFailed, "failed"},
+     {VerificationStatus::kNotVerified, "not_verified"},
+     {VerificationStatus::kSkipped, "skipped"}}};
+
+// How Describe() starts a line of each status that carries a reason.
+constexpr std::string_view kFailedPrefix = "failed: ";
+constexpr std::string_view kNotVerifiedPrefix = "not verified: ";
 
 template <typename Enum, size_t N>
 std::string_view NameIn(const NameTable<Enum, N>& table, Enum value) {
@@ -54,6 +63,40 @@ std::string_view CopyModeName(CopyMode mode) { return NameIn(kCopyModeNames, mod
 
 std::optional<CopyMode> ParseCopyMode(std::string_view name) {
   return ParseIn(kCopyModeNames, name);
+}
+
+std::string_view VerificationStatusName(VerificationStatus status) {
+  return NameIn(kVerificationStatusNames, status);
+}
+
+std::optional<VerificationStatus> ParseVerificationStatus(std::string_view name) {
+  return ParseIn(kVerificationStatusNames, name);
+}
+
+std::string Verification::Describe() const {
+  switch (status) {
+    case VerificationStatus::kPassed:
+      return "passed";
+    case VerificationStatus::kSkipped:
+      return "skipped";
+    case VerificationStatus::kFailed:
+      return std::string(kFailedPrefix) + reason;
+    case VerificationStatus::kNotVerified:
+      return std::string(kNotVerifiedPrefix) + reason;
+  }
+  return "unknown";
+}
+
+Verification Verification::FromDescription(std::string_view description) {
+  if (description.starts_with(kFailedPrefix)) {
+    return {VerificationStatus::kFailed, std::string(description.substr(kFailedPrefix.size()))};
+  }
+  if (description.starts_with(kNotVerifiedPrefix)) {
+    return {VerificationStatus::kNotVerified,
+            std::string(description.substr(kNotVerifiedPrefix.size()))};
+  }
+  if (description == "passed") return {VerificationStatus::kPassed, ""};
+  return {VerificationStatus::kSkipped, ""};
 }
 
 }  // namespace sectl::bench

@@ -16,7 +16,10 @@
 
 namespace sectl::bench {
 
-inline constexpr int kBenchSchemaVersion = 1;
+// 2 added the samples themselves (Distribution::values), latency's "stable"
+// and the report's "runs"; a version 1 report is still read, without them.
+inline constexpr int kBenchSchemaVersion = 2;
+inline constexpr int kOldestReadableBenchSchemaVersion = 1;
 
 enum class Direction { kHostToDevice, kDeviceToHost, kDeviceToDevice };
 std::string_view DirectionName(Direction direction);  // "h2d", "d2h", "d2d"
@@ -45,6 +48,40 @@ struct Distribution {
   // (p95 - p5) / median: how wide the middle 90% is, relative to the median.
   double spread = 0;
   int samples = 0;
+  // The samples themselves, in the order they were taken, so that a later
+  // run can be judged against them (`--compare`'s rank test). Empty in a
+  // report from before schema version 2.
+  std::vector<double> values;
+};
+
+// Whether the bytes a copy path moved were checked, and what was found.
+// A copy is only ever checked through other ways in and out of the device
+// that were themselves found to work (memcpy_bench.cc says how), so a
+// broken device-to-host copy cannot make the other directions look broken.
+enum class VerificationStatus {
+  kPassed,       // the bytes were read back exactly
+  kFailed,       // the copy's own bytes were wrong, shown through a verified path
+  kNotVerified,  // no verified path was left to check the copy with
+  kSkipped,      // --no-verify
+};
+// "passed", "failed", "not_verified", "skipped"
+std::string_view VerificationStatusName(VerificationStatus status);
+std::optional<VerificationStatus> ParseVerificationStatus(std::string_view name);
+
+struct Verification {
+  VerificationStatus status = VerificationStatus::kSkipped;
+  // Failed: the first difference and the path that showed it. Not verified:
+  // why no path could be trusted. Passed: the path, where it was not the
+  // usual one (a device-to-host copy that itself returns wrong bytes).
+  std::string reason;
+
+  bool failed() const { return status == VerificationStatus::kFailed; }
+  bool operator==(const Verification&) const = default;
+  // One line: "passed", "skipped", "failed: byte 0 of 65536 ...",
+  // "not verified: d2h, the only way to read the device, returns wrong bytes".
+  std::string Describe() const;
+  // The reverse of Describe(), for reports that carry only that line.
+  static Verification FromDescription(std::string_view description);
 };
 
 // One size of one copy path.
@@ -69,8 +106,7 @@ struct BandwidthResult {
   // Whether enqueueing was kept out of the timed interval: the stream was
   // held behind a gate until every copy of the sample was queued.
   bool enqueue_excluded = false;
-  // "passed", "skipped" (--no-verify) or "failed: <first difference>".
-  std::string verification = "skipped";
+  Verification verification;
   // Why a result should not be believed: "implausible: 12.0x the host memcpy
   // ceiling". Empty for an ordinary result.
   std::vector<std::string> warnings;
@@ -91,6 +127,9 @@ struct LatencyResult {
   std::string description;  // one line for people
   Distribution ns;
   int operations_per_sample = 0;
+  // Whether the median settled before the time budget ran out. A report
+  // from before schema version 2 does not say, and is taken as stable.
+  bool stable = true;
   // Set when the operation could not be measured (the plugin lacks it).
   std::optional<std::string> error;
 };
@@ -111,6 +150,9 @@ struct BenchReport {
   std::string started_at;  // ISO 8601, UTC
   double duration_s = 0;
   int threads = 1;  // host threads driving copies, for the ceiling as well
+  // How many times the whole measurement ran (--repeat-runs): each median
+  // is then the median of the runs' medians, and the values are all runs'.
+  int runs = 1;
   std::vector<BandwidthResult> results;
   std::vector<CeilingResult> ceiling;
   std::vector<LatencyResult> latency;

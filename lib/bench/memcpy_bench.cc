@@ -10,6 +10,7 @@
 
 #include "base/byte_sizes.h"
 #include "bench/copy_buffers.h"
+#include "bench/copy_verification.h"
 #include "bench/host_ceiling.h"
 #include "bench/statistics.h"
 #include "bench/stream_gate.h"
@@ -33,6 +34,11 @@ constexpr double kImplausibleOverCeiling = 5.0;
 constexpr double kImplausibleOverDeviceBandwidth = 1.5;
 constexpr uint64_t kLargerThanCaches = uint64_t{64} << 20;
 constexpr int kWarmupCopies = 3;
+// What the copies are checked through first: the form TensorFlow reads a
+// tensor back with. Only when it disagrees are the other ways cross-checked.
+constexpr PluginFunction kUsualReader = PluginFunction::kMemcpyDtoH;
+// Contents written anew to recheck a copy whose source was suspect.
+constexpr uint64_t kRecheckSeed = 0x5EC7'0002'0000;
 
 struct Path {
   Direction direction;
@@ -70,7 +76,10 @@ class CopyMeasurement {
 
   Expected<void> Prepare();
   Expected<double> TimeCopies(int copies, bool gated);  // seconds, host clock
-  std::optional<std::string> Verify();
+  // Whether the copies moved the right bytes, checked only through ways in
+  // and out of the device that `verdicts` found to work when the usual
+  // check disagrees.
+  Verification Verify(LazyVerdicts& verdicts);
 
   std::optional<double> last_timer_seconds() const { return last_timer_seconds_; }
   bool gate_held() const { return gate_held_; }
@@ -78,8 +87,16 @@ class CopyMeasurement {
 
  private:
   Expected<void> CopyOnce();
+  Expected<void> CopyOnceAndWait();
   Expected<void> Upload(const host::DeviceMemory& destination, std::span<const std::byte> data);
-  Expected<void> Download(std::span<std::byte> destination, const host::DeviceMemory& source);
+  // The first difference between expected_ and what `source` reads back as
+  // through `reader`; nullopt when they are equal.
+  Expected<std::optional<std::string>> ReadBackDifference(abi::PluginFunction reader,
+                                                          const host::DeviceMemory& source);
+  // h2d and d2d: the copy's destination on the device must hold expected_.
+  Verification VerifyDeviceHolds(LazyVerdicts& lazy);
+  // d2h: the host buffer must hold expected_.
+  Verification VerifyHostHolds(LazyVerdicts& lazy);
 
   const host::Device& device_;
   Path path_;
@@ -92,6 +109,8 @@ class CopyMeasurement {
   host::DeviceMemory device_a_;  // h2d destination, d2h and d2d source
   host::DeviceMemory device_b_;  // d2d destination
   std::optional<PageableBuffer> expected_;
+  std::optional<PageableBuffer> read_back_;
+  std::optional<DeviceAccess> access_;
   std::optional<double> last_timer_seconds_;
   std::optional<std::string> timer_problem_;
   bool gate_held_ = false;
@@ -101,6 +120,7 @@ Expected<void> CopyMeasurement::Prepare() {
   auto stream = device_.CreateStream();
   if (!stream) return tl::unexpected(stream.error());
   stream_ = std::move(*stream);
+  access_.emplace(device_, *stream_);
   if (path_.mode == CopyMode::kAsync && device_.platform().Provides(PluginFunction::kCreateTimer)) {
     auto timer = device_.CreateTimer();
     if (timer) {
@@ -158,14 +178,6 @@ Expected<void> CopyMeasurement::Prepare() {
 Expected<void> CopyMeasurement::Upload(const host::DeviceMemory& destination,
                                        std::span<const std::byte> data) {
   if (auto copied = stream_->MemcpyHtoD(destination.base(), data.data(), data.size()); !copied)
-    return copied;
-  return stream_->BlockHostUntilDone();
-}
-
-Expected<void> CopyMeasurement::Download(std::span<std::byte> destination,
-                                         const host::DeviceMemory& source) {
-  if (auto copied = stream_->MemcpyDtoH(destination.data(), source.base(), destination.size());
-      !copied)
     return copied;
   return stream_->BlockHostUntilDone();
 }
@@ -236,21 +248,162 @@ Expected<double> CopyMeasurement::TimeCopies(int copies, bool gated) {
   return seconds;
 }
 
-std::optional<std::string> CopyMeasurement::Verify() {
-  std::span<const std::byte> found = host_;
-  std::optional<PageableBuffer> read_back;
-  if (path_.direction != Direction::kDeviceToHost) {
+Expected<void> CopyMeasurement::CopyOnceAndWait() {
+  auto copied = CopyOnce();
+  if (path_.mode == CopyMode::kSync) return copied;
+  auto waited = stream_->BlockHostUntilDone();
+  if (!copied) return copied;
+  return waited;
+}
+
+Expected<std::optional<std::string>> CopyMeasurement::ReadBackDifference(
+    PluginFunction reader, const host::DeviceMemory& source) {
+  if (!read_back_) {
     auto buffer = PageableBuffer::Allocate(bytes_);
-    if (!buffer) return buffer.error().message();
-    read_back = std::move(*buffer);
-    FillPattern(read_back->bytes(), bytes_ + 2);
-    const host::DeviceMemory& written =
-        path_.direction == Direction::kHostToDevice ? device_a_ : device_b_;
-    if (auto downloaded = Download(read_back->bytes(), written); !downloaded)
-      return fmt::format("reading the copy back: {}", downloaded.error().message());
-    found = read_back->bytes();
+    if (!buffer) return tl::unexpected(buffer.error());
+    read_back_ = std::move(*buffer);
   }
-  return FirstMismatch(expected_->bytes(), found);
+  if (auto read = access_->Read(reader, read_back_->bytes(), source.base()); !read)
+    return tl::unexpected(read.error());
+  return FirstMismatch(expected_->bytes(), read_back_->bytes());
+}
+
+Verification Passed(std::string reason = {}) {
+  return {VerificationStatus::kPassed, std::move(reason)};
+}
+Verification Failed(std::string reason) { return {VerificationStatus::kFailed, std::move(reason)}; }
+Verification NotVerified(std::string reason) {
+  return {VerificationStatus::kNotVerified, std::move(reason)};
+}
+
+// "memcpy_dtoh returned wrong bytes (byte 0 ...)" or "memcpy_dtoh failed: ...":
+// why the usual check did not settle it.
+std::string WhyUsualCheckFailed(const Expected<std::optional<std::string>>& usual) {
+  if (!usual)
+    return fmt::format("{} failed: {}", MemberName(kUsualReader), usual.error().message());
+  return fmt::format("{} returned wrong bytes ({})", MemberName(kUsualReader), **usual);
+}
+
+Verification CopyMeasurement::Verify(LazyVerdicts& verdicts) {
+  if (path_.direction == Direction::kDeviceToHost) return VerifyHostHolds(verdicts);
+  return VerifyDeviceHolds(verdicts);
+}
+
+Verification CopyMeasurement::VerifyDeviceHolds(LazyVerdicts& lazy) {
+  const host::DeviceMemory& destination =
+      path_.direction == Direction::kHostToDevice ? device_a_ : device_b_;
+  const auto usual = ReadBackDifference(kUsualReader, destination);
+  if (usual && !*usual) return Passed();
+
+  // Read back wrong, or not at all: either the copy or the reading is at
+  // fault, and only a reader that was itself confirmed can tell which.
+  const Expected<AccessVerdicts>& verdicts = lazy.Get();
+  if (!verdicts) {
+    return NotVerified(fmt::format("{}, and cross-checking the other ways to read it failed: {}",
+                                   WhyUsualCheckFailed(usual), verdicts.error().message()));
+  }
+  const std::optional<PluginFunction> reader = verdicts->TrustedReader();
+  if (!reader) return NotVerified(verdicts->WhyNoTrustedReader());
+  const std::string through = fmt::format("read back through {}, which {}", MemberName(*reader),
+                                          verdicts->WhyTrusted(*reader));
+  auto difference = ReadBackDifference(*reader, destination);
+  if (!difference) {
+    return NotVerified(fmt::format("reading the copy back through {} failed: {}",
+                                   MemberName(*reader), difference.error().message()));
+  }
+  if (!*difference) {
+    return Passed(fmt::format("read back through {}, as {}", MemberName(*reader),
+                              WhyUsualCheckFailed(usual)));
+  }
+  if (path_.direction == Direction::kHostToDevice) {
+    return Failed(fmt::format("{} ({})", **difference, through));
+  }
+
+  // d2d: the source may be what was wrong, written by memcpy_htod before
+  // the measurement. Then it is written anew through a confirmed writer and
+  // copied once more.
+  auto source = ReadBackDifference(*reader, device_a_);
+  if (!source) {
+    return NotVerified(fmt::format("reading the copy's source back through {} failed: {}",
+                                   MemberName(*reader), source.error().message()));
+  }
+  if (!*source) return Failed(fmt::format("{} ({}; the source was right)", **difference, through));
+  const std::optional<PluginFunction> writer = verdicts->TrustedWriter();
+  if (!writer) return NotVerified(verdicts->WhyNoTrustedWriter());
+  if (auto written = access_->Write(*writer, device_a_.base(), expected_->bytes(), kRecheckSeed);
+      !written) {
+    return NotVerified(
+        fmt::format("the copy's source was wrong ({}), and writing it anew through "
+                    "{} failed: {}",
+                    **source, MemberName(*writer), written.error().message()));
+  }
+  if (auto copied = CopyOnceAndWait(); !copied) {
+    return NotVerified(
+        fmt::format("copying a rewritten source once more failed: {}", copied.error().message()));
+  }
+  auto recheck = ReadBackDifference(*reader, device_b_);
+  if (!recheck) {
+    return NotVerified(fmt::format("reading the copy back through {} failed: {}",
+                                   MemberName(*reader), recheck.error().message()));
+  }
+  const std::string source_note = fmt::format(
+      "the source, written by {} for the measurement, was wrong ({}); it was written anew "
+      "through {}, which {}",
+      MemberName(PluginFunction::kMemcpyHtoD), **source, MemberName(*writer),
+      verdicts->WhyTrusted(*writer));
+  if (!*recheck) return Passed(fmt::format("rechecked: {}", source_note));
+  return Failed(fmt::format("{} ({}; {})", **recheck, through, source_note));
+}
+
+Verification CopyMeasurement::VerifyHostHolds(LazyVerdicts& lazy) {
+  const auto difference = FirstMismatch(expected_->bytes(), host_);
+  if (!difference) return Passed();
+
+  // The bytes read differ: either this copy misread them, or the device
+  // did not hold what memcpy_htod was to put there.
+  const Expected<AccessVerdicts>& verdicts = lazy.Get();
+  if (!verdicts) {
+    return NotVerified(
+        fmt::format("the bytes read differ ({}), and cross-checking the ways in "
+                    "and out of the device failed: {}",
+                    *difference, verdicts.error().message()));
+  }
+  const PluginFunction form = path_.mode == CopyMode::kAsync ? PluginFunction::kMemcpyDtoH
+                                                             : PluginFunction::kSyncMemcpyDtoH;
+  if (verdicts->Broken(form)) {
+    return Failed(fmt::format("{} ({})", *difference, verdicts->WhyBroken(form)));
+  }
+  const std::optional<PluginFunction> writer = verdicts->TrustedWriter();
+  if (!writer) {
+    return NotVerified(
+        fmt::format("the bytes read differ ({}), but what the device held cannot "
+                    "be confirmed: {}",
+                    *difference, verdicts->WhyNoTrustedWriter()));
+  }
+  if (auto written = access_->Write(*writer, device_a_.base(), expected_->bytes(), kRecheckSeed);
+      !written) {
+    return NotVerified(
+        fmt::format("the bytes read differ ({}), and writing the device anew "
+                    "through {} failed: {}",
+                    *difference, MemberName(*writer), written.error().message()));
+  }
+  FillPattern(host_, kRecheckSeed + 1);
+  if (auto copied = CopyOnceAndWait(); !copied) {
+    return NotVerified(fmt::format("the bytes read differ ({}), and copying once more failed: {}",
+                                   *difference, copied.error().message()));
+  }
+  const std::string held = fmt::format("the device held what {} wrote, which {}",
+                                       MemberName(*writer), verdicts->WhyTrusted(*writer));
+  if (const auto recheck = FirstMismatch(expected_->bytes(), host_)) {
+    return Failed(fmt::format("{} ({})", *recheck, held));
+  }
+  const std::string first_source =
+      verdicts->Broken(PluginFunction::kMemcpyHtoD)
+          ? fmt::format("the source had been written by {}, which is broken: {}",
+                        MemberName(PluginFunction::kMemcpyHtoD),
+                        verdicts->WhyBroken(PluginFunction::kMemcpyHtoD))
+          : fmt::format("the first read differed ({})", *difference);
+  return Passed(fmt::format("rechecked, as {}: {}", first_source, held));
 }
 
 // Flags a median that no real copy could reach: `what` says which clock.
@@ -276,7 +429,8 @@ void JudgePlausibility(const host::Device& device, double median_gbps, std::stri
 }
 
 BandwidthResult MeasurePath(const host::Device& device, const Path& path, uint64_t bytes,
-                            double ceiling_gbps, const MemcpyBenchOptions& options) {
+                            double ceiling_gbps, const MemcpyBenchOptions& options,
+                            LazyVerdicts& verdicts) {
   BandwidthResult result{.direction = path.direction,
                          .host_memory = path.host_memory,
                          .mode = path.mode,
@@ -325,10 +479,7 @@ BandwidthResult MeasurePath(const host::Device& device, const Path& path, uint64
     result.warnings.push_back("the plugin's timer failed: " + *measurement.timer_problem());
   result.ratio_to_ceiling = ceiling_gbps > 0 ? result.gbps.median / ceiling_gbps : 0;
 
-  if (options.verify) {
-    const auto mismatch = measurement.Verify();
-    result.verification = mismatch ? "failed: " + *mismatch : "passed";
-  }
+  if (options.verify) result.verification = measurement.Verify(verdicts);
   JudgePlausibility(device, result.gbps.median, "the host clock", result);
   if (result.plugin_timer_gbps)
     JudgePlausibility(device, result.plugin_timer_gbps->median, "the plugin's timer", result);
@@ -354,9 +505,12 @@ Expected<void> RunMemcpyBench(const host::Device& device, const MemcpyBenchOptio
     auto ceiling = MeasureHostCeiling(bytes, options.plan);
     if (!ceiling) return tl::unexpected(ceiling.error());
     report.ceiling.push_back(*ceiling);
+    // Shared by the paths of one size: a fault may depend on the size.
+    LazyVerdicts verdicts(device, bytes);
     for (const Path& path : paths) {
       if (progress) progress(DescribePath(path, bytes));
-      report.results.push_back(MeasurePath(device, path, bytes, ceiling->gbps.median, options));
+      report.results.push_back(
+          MeasurePath(device, path, bytes, ceiling->gbps.median, options, verdicts));
     }
   }
   return {};

@@ -31,7 +31,7 @@ report::Throughput MeasureThroughput(const CheckSettings& settings, bool isolate
                                   .host_memory = std::string(HostMemoryName(result.host_memory)),
                                   .median_gbps = result.gbps.median,
                                   .ratio_to_ceiling = result.ratio_to_ceiling,
-                                  .verification = result.verification,
+                                  .verification = result.verification.Describe(),
                                   .error = result.error});
   }
   return throughput;

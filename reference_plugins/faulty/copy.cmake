@@ -16,3 +16,7 @@ sectl_add_faulty_plugin(MEMSET32_ELEMENT_COUNT copy_faults.c)
 sectl_add_faulty_plugin(SYNC_HTOD_CRASH copy_faults.c)
 sectl_add_faulty_plugin(MEM_ZERO_NOOP copy_faults.c)
 sectl_add_faulty_plugin(MEMSET_NOOP copy_faults.c)
+# Both forms of one direction broken, for sectl bench's verification
+# (tests/bench_verification_test.cc): which direction is to blame.
+sectl_add_faulty_plugin(CORRUPT_EVERY_DTOH copy_faults.c)
+sectl_add_faulty_plugin(CORRUPT_EVERY_HTOD copy_faults.c)

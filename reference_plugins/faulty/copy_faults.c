@@ -1,6 +1,8 @@
 /* Faults in copies and fills (checks/memcpy_checks.cc, checks/fill_checks.cc).
  * Each breaks one form only, so that exactly that form's check catches it:
- * the checks read the device back through other forms. Unless copy.cmake
+ * the checks read the device back through other forms. CORRUPT_EVERY_DTOH
+ * and CORRUPT_EVERY_HTOD break both forms of one direction, for sectl bench's
+ * verification (tests/bench_verification_test.cc). Unless copy.cmake
  * says otherwise the base is the minimal plugin, which does all its work at
  * enqueue time, so a fault may post-process what the base did. */
 #include <pthread.h>
@@ -45,6 +47,49 @@ static void CorruptingMemcpyDtoH(const SP_Device* device, SP_Stream stream, void
                                  TF_Status* status) {
   base_memcpy_dtoh(device, stream, host_dst, device_src, size, status);
   if (size > 0) ((unsigned char*)host_dst)[0] ^= 0xFF;
+}
+#endif
+
+#if defined(FAULT_CORRUPT_EVERY_DTOH)
+/* Both device-to-host forms flip the first byte: no way is left to read the
+ * device right (sectl bench: d2h fails, h2d and d2d cannot be verified). */
+static MemcpyDtoHFn base_memcpy_dtoh;
+static SyncMemcpyDtoHFn base_sync_memcpy_dtoh;
+
+static void CorruptingMemcpyDtoH(const SP_Device* device, SP_Stream stream, void* host_dst,
+                                 const SP_DeviceMemoryBase* device_src, uint64_t size,
+                                 TF_Status* status) {
+  base_memcpy_dtoh(device, stream, host_dst, device_src, size, status);
+  if (size > 0) ((unsigned char*)host_dst)[0] ^= 0xFF;
+}
+
+static void CorruptingSyncMemcpyDtoH(const SP_Device* device, void* host_dst,
+                                     const SP_DeviceMemoryBase* device_src, uint64_t size,
+                                     TF_Status* status) {
+  base_sync_memcpy_dtoh(device, host_dst, device_src, size, status);
+  if (size > 0) ((unsigned char*)host_dst)[0] ^= 0xFF;
+}
+#endif
+
+#if defined(FAULT_CORRUPT_EVERY_HTOD)
+/* Both host-to-device forms flip the first byte they write: only the fills
+ * put known bytes on the device (sectl bench: h2d fails, d2h and d2d are
+ * verified with data memset wrote). The base does its work at enqueue time,
+ * so the device's bytes are there to change. */
+static MemcpyHtoDFn base_memcpy_htod;
+static SyncMemcpyHtoDFn base_sync_memcpy_htod;
+
+static void CorruptingMemcpyHtoD(const SP_Device* device, SP_Stream stream,
+                                 SP_DeviceMemoryBase* device_dst, const void* host_src,
+                                 uint64_t size, TF_Status* status) {
+  base_memcpy_htod(device, stream, device_dst, host_src, size, status);
+  if (size > 0 && TF_GetCode(status) == TF_OK) ((unsigned char*)device_dst->opaque)[0] ^= 0xFF;
+}
+
+static void CorruptingSyncMemcpyHtoD(const SP_Device* device, SP_DeviceMemoryBase* device_dst,
+                                     const void* host_src, uint64_t size, TF_Status* status) {
+  base_sync_memcpy_htod(device, device_dst, host_src, size, status);
+  if (size > 0 && TF_GetCode(status) == TF_OK) ((unsigned char*)device_dst->opaque)[0] ^= 0xFF;
 }
 #endif
 
@@ -309,6 +354,16 @@ void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
 #if defined(FAULT_CORRUPT_DTOH)
   base_memcpy_dtoh = stream_executor->memcpy_dtoh;
   stream_executor->memcpy_dtoh = CorruptingMemcpyDtoH;
+#elif defined(FAULT_CORRUPT_EVERY_DTOH)
+  base_memcpy_dtoh = stream_executor->memcpy_dtoh;
+  stream_executor->memcpy_dtoh = CorruptingMemcpyDtoH;
+  base_sync_memcpy_dtoh = stream_executor->sync_memcpy_dtoh;
+  stream_executor->sync_memcpy_dtoh = CorruptingSyncMemcpyDtoH;
+#elif defined(FAULT_CORRUPT_EVERY_HTOD)
+  base_memcpy_htod = stream_executor->memcpy_htod;
+  stream_executor->memcpy_htod = CorruptingMemcpyHtoD;
+  base_sync_memcpy_htod = stream_executor->sync_memcpy_htod;
+  stream_executor->sync_memcpy_htod = CorruptingSyncMemcpyHtoD;
 #elif defined(FAULT_DTOH_READS_PAST_END)
   base_memcpy_dtoh = stream_executor->memcpy_dtoh;
   stream_executor->memcpy_dtoh = OverrunningMemcpyDtoH;
