@@ -5,7 +5,9 @@
 #   HAND_WRITTEN_SECTIONS   docs/man/sectl.h2m, with @PLACEHOLDERS@
 #   OUTPUT                  the page to write
 #   VERSION, SUMMARY        for the page's footer and NAME line
-#   PLUGIN_DIRECTORY, DOC_DIRECTORY, VALIDATION_LAYER   install paths the FILES section names
+#   PLUGIN_DIRECTORY, DOC_DIRECTORY, VALIDATION_LAYER   install paths the FILES section names,
+#                           starting with the token @SECTL_INSTALL_PREFIX@ that
+#                           cmake/ManPagePrefix.cmake replaces by the install prefix
 #
 # help2man reads only the top-level `sectl --help`, which lists subcommands
 # but not their options. So each subcommand's own --help is rendered by
@@ -100,6 +102,9 @@ endforeach()
 run_or_stop(version_output ${SECTL} --version)
 string(STRIP "${version_output}" SECTL_VERSION_LINE)
 string(REPLACE "\\" "\\e" SECTL_VERSION_LINE "${SECTL_VERSION_LINE}")
+foreach(path PLUGIN_DIRECTORY DOC_DIRECTORY VALIDATION_LAYER)
+  string(REPLACE "-" "\\-" ${path} "${${path}}")  # roff's hyphen
+endforeach()
 file(READ ${HAND_WRITTEN_SECTIONS} hand_written)
 string(CONFIGURE "${hand_written}" hand_written @ONLY)
 

@@ -35,8 +35,24 @@ if(NOT xxhash_FOUND)
   message(FATAL_ERROR "sectl needs xxhash, which was not found. "
     "On Debian or Ubuntu install it with: apt-get install libxxhash-dev")
 endif()
+# DLPack's header (DLDevice, DLTensor, DLDataType), the types TVM's C entry
+# points take (lib/tvm/device_api_route.h). Header-only, no CMake package.
+find_path(DLPACK_INCLUDE_DIR dlpack/dlpack.h)
+if(NOT DLPACK_INCLUDE_DIR)
+  message(FATAL_ERROR "sectl needs DLPack's header dlpack/dlpack.h, which was not found. "
+    "On Debian or Ubuntu install it with: apt-get install libdlpack-dev")
+endif()
+add_library(sectl_dlpack INTERFACE)
+target_include_directories(sectl_dlpack SYSTEM INTERFACE ${DLPACK_INCLUDE_DIR})
 if(SECTL_BUILD_TESTS)
   sectl_require_package(GTest libgtest-dev)
+  # Headless chromium opens the HTML reports in tests/html_browser_test.cc,
+  # found on PATH when the test runs; without it that test skips, saying so.
+  find_program(SECTL_CHROMIUM chromium)
+  if(NOT SECTL_CHROMIUM)
+    message(STATUS "chromium not found: html_browser_test will skip. "
+                   "On Debian or Ubuntu install it with: apt-get install chromium")
+  endif()
 endif()
 if(SECTL_BUILD_BENCHMARKS)
   sectl_require_package(benchmark libbenchmark-dev CONFIG)

@@ -9,7 +9,12 @@
 #                                    sectl::plugin_abi, SECTL_EXECUTABLE and
 #                                    the imported executable sectl::sectl
 #   lib/pkgconfig/sectl.pc           the same for pkg-config
-#   share/doc/sectl/                 README, CI guide, report schema
+#   share/sectl/reference_plugins/   the minimal reference plugin's source,
+#                                    SECTL_MINIMAL_PLUGIN_SOURCE: a plugin to
+#                                    start from, and the example's stand-in
+#   share/doc/sectl/                 README.md, and docs/ and examples/ beside
+#                                    it as in the source tree, so the README's
+#                                    relative links work where it is installed
 #
 # Every installed file finds the others by relative path, so the tree works
 # wherever it is installed (`cmake --install build --prefix DIR`) or moved.
@@ -31,11 +36,17 @@ set_target_properties(sectl_plugin_abi PROPERTIES EXPORT_NAME plugin_abi)
 install(TARGETS sectl_plugin_abi EXPORT sectlTargets)
 install(EXPORT sectlTargets NAMESPACE sectl:: DESTINATION ${SECTL_PACKAGE_INSTALL_DIRECTORY})
 
+# The minimal reference plugin's source: examples/plugin-project builds it
+# as its stand-in plugin, wherever the example is copied.
+set(SECTL_MINIMAL_PLUGIN_SOURCE ${CMAKE_INSTALL_DATADIR}/sectl/reference_plugins/minimal.c)
+install(FILES ${PROJECT_SOURCE_DIR}/reference_plugins/minimal/minimal.c
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/sectl/reference_plugins)
+
 # The CMake package. 0.x releases are compatible within a minor version.
 configure_package_config_file(
   ${PROJECT_SOURCE_DIR}/cmake/sectlConfig.cmake.in ${PROJECT_BINARY_DIR}/sectlConfig.cmake
   INSTALL_DESTINATION ${SECTL_PACKAGE_INSTALL_DIRECTORY}
-  PATH_VARS CMAKE_INSTALL_BINDIR SECTL_PLUGIN_INSTALL_DIRECTORY)
+  PATH_VARS CMAKE_INSTALL_BINDIR SECTL_PLUGIN_INSTALL_DIRECTORY SECTL_MINIMAL_PLUGIN_SOURCE)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/sectlConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/sectlConfig.cmake ${PROJECT_BINARY_DIR}/sectlConfigVersion.cmake
@@ -47,9 +58,11 @@ string(REGEX REPLACE "/$" "" SECTL_PREFIX_FROM_PKGCONFIG "${SECTL_PREFIX_FROM_PK
 configure_file(${PROJECT_SOURCE_DIR}/cmake/sectl.pc.in ${PROJECT_BINARY_DIR}/sectl.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/sectl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/using-sectl-in-ci.md
-              ${PROJECT_SOURCE_DIR}/docs/conform-report.schema.json
-              ${PROJECT_SOURCE_DIR}/docs/validation-layer.md
-              ${PROJECT_SOURCE_DIR}/docs/validate-report.schema.json
-              ${PROJECT_SOURCE_DIR}/docs/trace-format.md
-        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The README and everything it links to, laid out as in the source tree.
+# docs/ goes by pattern so that a new guide, schema or picture comes along;
+# docs/man/ holds only the man page's sources.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.json" PATTERN "*.svg" PATTERN "*.png" PATTERN "*.html"
+        PATTERN "man" EXCLUDE)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
