@@ -6,18 +6,19 @@
 
 #include <chrono>
 #include <cstring>
-#include <thread>
+#include <optional>
 #include <vector>
 
 #include "conform/check.h"
 #include "conform/check_support.h"
-#include "tvm/device_api.h"
+#include "loader/plugin_library.h"
+#include "tvm/device_api_route.h"
 
 namespace sectl::checks {
 namespace {
 
-using tvm::DeviceApi;
-using Side = tvm::DeviceApi::Side;
+using DeviceApi = tvm::DeviceApiRoute;  // a StreamExecutor plugin's or a TVM runtime's
+using tvm::Side;
 
 constexpr const char* kProfile = "tvm-device-api";
 constexpr size_t kMiB = size_t{1} << 20;
@@ -44,19 +45,102 @@ std::vector<unsigned char> ReadBack(conform::CheckContext& check, DeviceApi& api
   return out;
 }
 
+// kExist on a TVM runtime, which has no device count of its own: every
+// answer is an integer, never an error, the same each round; the ids from
+// 0 that answer 1 can be allocated on; the first id answering 0 and the
+// next answer 0 too. TVM's CPU backend answers 1 for every id, which passes.
+void CheckExistOnRuntime(conform::CheckContext& check, DeviceApi& api) {
+  constexpr int kMostIds = 64;
+  constexpr int kIdsAllocatedOn = 8;
+  auto exist = [&](int id, int round) -> int64_t {
+    const auto value = api.GetAttr(id, tvm::DeviceAttrKind::kExist);
+    if (!value) {
+      check.Abort(
+          fmt::format("GetAttr({}, kExist) failed in round {}: {}; TVM callers (the "
+                      "Python Device.exist, Target's from_device) expect 0 or 1, never "
+                      "an error",
+                      id, round, value.error().message()));
+    }
+    const auto* answer = std::get_if<int64_t>(&*value);
+    if (answer == nullptr || (*answer != 0 && *answer != 1)) {
+      check.Abort(
+          fmt::format("GetAttr({}, kExist) is {}, not the integer 0 or 1 TVM callers "
+                      "cast to bool",
+                      id, tvm::DescribeAttrValue(*value)));
+    }
+    return *answer;
+  };
+  int count = 0;
+  while (count < kMostIds && exist(count, 1) == 1) ++count;
+  check.details()["ids_answering_1_from_0"] = count;
+  check.details()["kExist(-1)"] = exist(-1, 1);
+  for (int round = 2; round <= 3; ++round) {
+    for (int id = 0; id < std::min(count, kIdsAllocatedOn); ++id) {
+      if (exist(id, round) != 1) {
+        check.Abort(
+            fmt::format("GetAttr({}, kExist) was 1, then 0 in round {}: not stable", id, round));
+      }
+    }
+  }
+  if (count < kMostIds) {
+    for (int id : {count, count + 1}) {
+      if (exist(id, 2) != 0) {
+        check.Abort(
+            fmt::format("GetAttr({}, kExist) is 1 where GetAttr({}, kExist) is 0: the "
+                        "device ids TVM probes upwards are not contiguous",
+                        id, count));
+      }
+    }
+  }
+  // A device kExist says is present must be usable.
+  for (int id = 0; id < std::min(count, kIdsAllocatedOn); ++id) {
+    auto pointer = api.AllocDataSpace(id, 256, tvm::kAllocAlignment);
+    if (!pointer) {
+      check.Fail(
+          fmt::format("GetAttr({}, kExist) is 1, but AllocDataSpace on device {} "
+                      "fails: {}",
+                      id, id, pointer.error().message()));
+      continue;
+    }
+    check.Require(api.FreeDataSpace(id, *pointer), "FreeDataSpace");
+  }
+}
+
 }  // namespace
 
 SECTL_CHECK_IN_PROFILES("tvm_device_api.alignment", kRequired,
                         "AllocDataSpace and AllocWorkspace results are aligned to 64 "
                         "(kAllocAlignment, kTempAllocaAlignment) for every size and alignment TVM "
                         "asks; alignments above 64 and the zero-size policy are reported",
-                        {kProfile}) {
-  DeviceApi api(check.platform());
+                        {kProfile},
+                        .severity_reason =
+                            "TVM places tensors in AllocDataSpace's memory aligned to "
+                            "`kAllocAlignment` (64), and DLPack consumers (torch, numpy) assume "
+                            "it; `TVMBackendAllocWorkspace` promises `kTempAllocaAlignment` (64)",
+                        .establishes =
+                            "for sizes 1, 7, 4096, 1 MiB and 1 MiB+3 and alignments 1 to 256, "
+                            "AllocDataSpace (`allocate`) returns memory aligned to "
+                            "min(alignment, 64), and AllocWorkspace to 64; whether 128 and 256 "
+                            "are honoured, and what a size of 0 gives, go in the details",
+                        .common_mistakes =
+                            "Device memory taken from `malloc` (16-byte aligned) or carved out "
+                            "of a pool at unaligned offsets.",
+                        .how_to_fix = "Align every allocation to at least 64 bytes.",
+                        .proven_by = "`MISALIGNED_ALLOCATION`") {
+  DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   nlohmann::json above_64 = nlohmann::json::object();
   for (size_t size : kSizes) {
     for (size_t alignment : kAlignments) {
-      void* pointer = check.Require(api.AllocDataSpace(id, size, alignment), "AllocDataSpace");
+      auto allocated = api.AllocDataSpace(id, size, alignment);
+      if (!allocated && api.IsTvmRuntime() && alignment < sizeof(void*)) {
+        // TVM's CPU backend hands the alignment to posix_memalign, which
+        // rejects one below sizeof(void*); TVM itself never asks for one.
+        check.details()["alignments_rejected"][std::to_string(alignment)] =
+            allocated.error().message();
+        continue;
+      }
+      void* pointer = check.Require(std::move(allocated), "AllocDataSpace");
       const size_t required = std::min(alignment, tvm::kAllocAlignment);
       if (!AlignedTo(pointer, required)) {
         check.Fail(
@@ -92,8 +176,23 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.alignment", kRequired,
 SECTL_CHECK_IN_PROFILES("tvm_device_api.copy_with_offsets", kRequired,
                         "CopyDataFromTo host to device, device to host and device to device with "
                         "non-zero byte offsets copies exactly those bytes, after StreamSync",
-                        {kProfile}) {
-  DeviceApi api(check.platform());
+                        {kProfile},
+                        .severity_reason =
+                            "TVM copies tensors at byte offsets within larger allocations "
+                            "through CopyDataFromTo: wrong bytes corrupt tensors",
+                        .establishes =
+                            "CopyDataFromTo host to device, device to device and device to host, "
+                            "4101 bytes at byte offsets 1031 and 4099 of 12305-byte allocations, "
+                            "copy exactly those bytes after StreamSync, with the bytes around "
+                            "them unchanged",
+                        .common_mistakes =
+                            "Ignoring the offset of an interior pointer, copying from the start "
+                            "of the allocation (the faulty plugin's `memcpy_dtod`).",
+                        .how_to_fix =
+                            "Resolve every pointer to its allocation and the offset within it; "
+                            "copy exactly the bytes asked for.",
+                        .proven_by = "`DTOD_IGNORES_OFFSET`") {
+  DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   constexpr size_t kAllocation = 3 * 4096 + 17;
   constexpr size_t kBytes = 4096 + 5;
@@ -154,8 +253,23 @@ SECTL_CHECK_IN_PROFILES(
     "tvm_device_api.host_buffer_reuse", kRecommended,
     "A host-to-device copy does not rely on the host buffer after "
     "CopyDataFromTo returns (TVM's documented rule; TensorFlow does not ask it)",
-    {kProfile}) {
-  DeviceApi api(check.platform());
+    {kProfile},
+    .severity_reason =
+        "TVM's documents say a copy may not rely on the host buffer staying valid after "
+        "CopyDataFromTo returns; TensorFlow keeps it alive, so this is only TVM's rule",
+    .establishes =
+        "a 4 MiB host-to-device copy queued behind 256 MiB of device-to-device work, with the "
+        "host buffer overwritten as soon as the call returns: after StreamSync the device holds "
+        "the original bytes",
+    .common_mistakes =
+        "Reading the host buffer later, on the stream's own thread, as an asynchronous plugin "
+        "for TensorFlow may (the bundled cpu plugin does).",
+    .how_to_fix =
+        "Copy the host bytes before `memcpy_htod` returns (into a staging buffer or pinned "
+        "memory), or have the TVM backend over the plugin synchronise before reusing the buffer.",
+    .proven_by =
+        "the bundled `cpu` reference plugin (its stream thread reads host buffers later)") {
+  DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   // A long copy first, so that an asynchronous plugin is still busy when
   // the host buffer is overwritten.
@@ -194,11 +308,28 @@ SECTL_CHECK_IN_PROFILES(
 SECTL_CHECK_IN_PROFILES("tvm_device_api.sync_stream_from_to", kRequired,
                         "SyncStreamFromTo(from, to) makes `to` wait for the work queued on `from`: "
                         "a copy on `to` reads what `from` wrote",
-                        {kProfile}) {
-  conform::SkipUnlessProvided(
-      check, {abi::PluginFunction::kCreateStream, abi::PluginFunction::kCreateStreamDependency,
-              abi::PluginFunction::kHostCallback});
-  DeviceApi api(check.platform());
+                        {kProfile},
+                        .severity_reason =
+                            "TVM orders work across streams with SyncStreamFromTo "
+                            "(`create_stream_dependency`): ignored, `to` reads what `from` has "
+                            "not written yet",
+                        .establishes =
+                            "`from`, held up by a slow host callback, copies A to B; after "
+                            "SyncStreamFromTo(from, to), `to` copies B to C; only `to` is "
+                            "synchronised, and C must equal A (2 MiB, 3 rounds)",
+                        .common_mistakes =
+                            "A no-op `create_stream_dependency` on a plugin whose streams run "
+                            "asynchronously.",
+                        .how_to_fix =
+                            "Make `to` wait for everything enqueued on `from` before the call "
+                            "(see stream.dependency).",
+                        .proven_by = "`DEPENDENCY_IGNORED`") {
+  if (check.settings().abi != loader::PluginAbi::kTvmRuntime) {
+    conform::SkipUnlessProvided(
+        check, {abi::PluginFunction::kCreateStream, abi::PluginFunction::kCreateStreamDependency,
+                abi::PluginFunction::kHostCallback});
+  }
+  DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   constexpr size_t kBytes = 2 * kMiB;
   constexpr int kRounds = 3;
@@ -217,11 +348,8 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.sync_stream_from_to", kRequired,
                     "CopyDataFromTo host to device");
     }
     check.Require(api.StreamSync(id, nullptr), "StreamSync");
-    // `from` is held up by a slow host callback, then copies a -> b.
-    check.Require(from->EnqueueHostCallback([](TF_Status*) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }),
-                  "host_callback");
+    // `from` is held up (a slow host callback, or large copies), then copies a -> b.
+    check.Require(api.HoldUpStream(id, from), "holding up the stream");
     check.Require(
         api.CopyDataFromTo({Side::kDevice, a, 0}, {Side::kDevice, b, 0}, kBytes, id, from),
         "CopyDataFromTo device to device");
@@ -234,7 +362,7 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.sync_stream_from_to", kRequired,
     if (const auto difference = conform::FirstDifference(fresh.data(), result.data(), kBytes);
         !difference.empty()) {
       check.Abort(
-          fmt::format("round {}: after SyncStreamFromTo(from, to) (create_stream_dependency), "
+          fmt::format("round {}: after SyncStreamFromTo(from, to), "
                       "a copy on `to` read data `from` had not yet written: {}",
                       round + 1, difference));
     }
@@ -244,12 +372,37 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.sync_stream_from_to", kRequired,
 SECTL_CHECK_IN_PROFILES("tvm_device_api.workspace_reuse", kRecommended,
                         "AllocWorkspace/FreeWorkspace in stack order and out of order, 100 times, "
                         "leave available memory where it was",
-                        {kProfile}) {
-  DeviceApi api(check.platform());
+                        {kProfile},
+                        .severity_reason =
+                            "TVM's workspace pool frees out of stack order, which TensorFlow's "
+                            "BFC allocator rarely does; a leak grows with time but fails nothing "
+                            "at once",
+                        .establishes =
+                            "100 rounds of 4 workspaces (4 KiB, 64 KiB, 1000 bytes, 1 MiB), "
+                            "freed alternately in stack order and out of order, leave "
+                            "kAvailableGlobalMemory (a plugin's `device_memory_usage`) where it "
+                            "was",
+                        .common_mistakes =
+                            "A stack allocator that can release only its top, dropping a free "
+                            "out of stack order (the faulty plugin).",
+                        .how_to_fix =
+                            "Let the allocator (a plugin's `deallocate`) free any live block, "
+                            "whatever order blocks are freed in.",
+                        .proven_by = "`OUT_OF_ORDER_FREE_LEAKS`") {
+  DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
-  const auto* device = check.Require(api.DeviceOf(id), "creating the device");
-  auto before = device->QueryMemoryUsage();
-  if (!before) check.Skip("device_memory_usage fails (memory.usage reports it)");
+  const auto available = [&] {
+    auto value =
+        check.Require(api.GetAttr(id, tvm::DeviceAttrKind::kAvailableGlobalMemory), "GetAttr");
+    const auto* bytes = std::get_if<int64_t>(&value);
+    return bytes == nullptr ? std::optional<int64_t>() : std::optional<int64_t>(*bytes);
+  };
+  const auto before = available();
+  if (!before) {
+    check.Skip(
+        "kAvailableGlobalMemory is None (for a plugin: device_memory_usage fails, and "
+        "memory.usage reports it)");
+  }
   constexpr std::array<size_t, 4> kWorkspaces = {4096, size_t{64} * 1024, 1000, kMiB};
   for (int round = 0; round < 100; ++round) {
     std::array<void*, kWorkspaces.size()> held{};
@@ -261,22 +414,37 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.workspace_reuse", kRecommended,
         round % 2 == 0 ? std::array<size_t, 4>{3, 2, 1, 0} : std::array<size_t, 4>{1, 3, 0, 2};
     for (size_t i : order) check.Require(api.FreeWorkspace(id, held[i]), "FreeWorkspace");
   }
-  auto after = check.Require(device->QueryMemoryUsage(), "device_memory_usage");
-  check.details()["available_before"] = before->free_bytes;
-  check.details()["available_after"] = after.free_bytes;
-  if (after.free_bytes < before->free_bytes) {
+  const int64_t after = available().value_or(0);
+  check.details()["available_before"] = *before;
+  check.details()["available_after"] = after;
+  if (after < *before) {
     check.Warn(
         fmt::format("available memory fell from {} to {} bytes over 100 rounds of "
                     "workspace allocation and release: freed workspaces are not returned",
-                    before->free_bytes, after.free_bytes));
+                    *before, after));
   }
 }
 
-SECTL_CHECK_IN_PROFILES("tvm_device_api.exist", kRequired,
-                        "GetAttr(kExist) answers 1 for every ordinal below the device count and 0 "
-                        "for count, count+1 and -1, without error, the same each time",
-                        {kProfile}) {
-  DeviceApi api(check.platform());
+SECTL_CHECK_IN_PROFILES(
+    "tvm_device_api.exist", kRequired,
+    "GetAttr(kExist) answers 1 for every ordinal below the device count and 0 "
+    "for count, count+1 and -1, without error, the same each time",
+    {kProfile},
+    .severity_reason =
+        "TVM callers expect GetAttr(kExist) to answer 0 or 1, never an "
+        "error, and find devices by it",
+    .establishes =
+        "GetAttr(kExist) answers 0 or 1, never an error, the same in 3 rounds: on a plugin, 1 "
+        "for ids 0 and count-1 (`get_device_count`) and 0 for -1, count and count+1; on a TVM "
+        "runtime, the ids answering 1 run from 0 without a gap and can be allocated on",
+    .common_mistakes = "A device count that changes from call to call (see device.count).",
+    .how_to_fix = "Enumerate devices once and report the same count from then on.",
+    .proven_by = "`UNSTABLE_DEVICE_COUNT`") {
+  DeviceApi& api = check.tvm_route();
+  if (api.IsTvmRuntime()) {
+    CheckExistOnRuntime(check, api);
+    return;
+  }
   const int count = check.Require(check.platform().DeviceCount(), "get_device_count");
   for (int round = 0; round < 3; ++round) {
     for (int id : {-1, 0, count - 1, count, count + 1}) {
@@ -303,8 +471,22 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.memory_attributes", kRecommended,
                         "kTotalGlobalMemory and kAvailableGlobalMemory are present, available <= "
                         "total, and available drops by at least N while N bytes are held (TVM's "
                         "test_memory_usage)",
-                        {kProfile}) {
-  DeviceApi api(check.platform());
+                        {kProfile},
+                        .severity_reason =
+                            "TVM's memory tests (test_memory_usage) expect it; nothing fails at "
+                            "once",
+                        .establishes =
+                            "kTotalGlobalMemory and kAvailableGlobalMemory (a plugin's "
+                            "`device_memory_usage`) are present, available <= total, and "
+                            "available drops by at least 16 MiB while 16 MiB are held",
+                        .common_mistakes =
+                            "Reporting all memory as free whatever is allocated (see "
+                            "memory.usage_tracks_allocations).",
+                        .how_to_fix =
+                            "Report free memory as the device or the allocator sees it at the "
+                            "time of the call.",
+                        .proven_by = "`FREE_NEVER_DROPS`") {
+  DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   auto total = check.Require(api.GetAttr(id, tvm::DeviceAttrKind::kTotalGlobalMemory), "GetAttr");
   auto available =

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "tvm/runtime_route.h"
+#include "tvm/se_device_api_route.h"
+
 namespace sectl::conform {
 
 CheckContext::CheckContext(const CheckDefinition& definition, const CheckSettings& settings,
@@ -11,6 +14,7 @@ CheckContext::CheckContext(const CheckDefinition& definition, const CheckSetting
 CheckContext::~CheckContext() { TearDown(); }
 
 void CheckContext::TearDown() {
+  tvm_route_.reset();
   device_.reset();
   platform_.reset();
 }
@@ -36,6 +40,19 @@ const host::Device& CheckContext::device() {
     device_ = std::move(*created);
   }
   return *device_;
+}
+
+tvm::DeviceApiRoute& CheckContext::tvm_route() {
+  if (!tvm_route_) {
+    if (settings().abi == loader::PluginAbi::kTvmRuntime) {
+      auto route = tvm::OpenRuntimeRoute(library(), settings().tvm_device_type);
+      if (!route) Abort(DescribeFailure("reaching the runtime's DeviceAPI", route.error()));
+      tvm_route_ = std::move(*route);
+    } else {
+      tvm_route_ = tvm::MakeStreamExecutorRoute(platform(), settings().tvm_device_type);
+    }
+  }
+  return *tvm_route_;
 }
 
 Expected<std::unique_ptr<host::Platform>> CheckContext::CreatePlatform(

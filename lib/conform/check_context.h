@@ -9,6 +9,7 @@
 #include "conform/common_check_context.h"
 #include "host/device.h"
 #include "host/platform.h"
+#include "tvm/device_api_route.h"
 
 namespace sectl::conform {
 
@@ -34,6 +35,11 @@ class CheckContext : public CommonCheckContext {
   // means SE_InitPlugin failed, which such a check may expect.
   Expected<std::unique_ptr<host::Platform>> CreatePlatform(const host::PlatformOptions& options);
 
+  // Profile tvm-device-api: the route to the DeviceAPI under test, made on
+  // first use: a TVM runtime library's own entry points when the file is
+  // one (--abi tvm-runtime), else sectl's adapter over platform().
+  tvm::DeviceApiRoute& tvm_route();
+
   // Destroys the device and the platform now (TensorFlow's teardown order),
   // so that a crash in teardown is still attributed to this check.
   void TearDown();
@@ -41,6 +47,7 @@ class CheckContext : public CommonCheckContext {
  private:
   std::unique_ptr<host::Platform> platform_;
   std::unique_ptr<host::Device> device_;
+  std::unique_ptr<tvm::DeviceApiRoute> tvm_route_;  // before platform_ in TearDown
 };
 
 }  // namespace sectl::conform

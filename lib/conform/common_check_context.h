@@ -39,6 +39,9 @@ struct CheckSettings {
   loader::PluginAbi abi = loader::PluginAbi::kStreamExecutor;
   std::string tvm_device;
   size_t tvm_context_bytes = tvm::kDefaultContextBytes;
+  // Profile tvm-device-api: the DLDeviceType whose DeviceAPI is under test
+  // (--tvm-device-type; cpu unless said). The device id is device_ordinal.
+  int tvm_device_type = 1;
   // Plugin allocations in the check's process end at an inaccessible page,
   // so an overrun crashes at the faulty write (--no-guard-malloc: off).
   bool guard_malloc = true;

@@ -28,6 +28,19 @@ constexpr const char* kEntryPoint = "SE_InitPlugin";
 // The prefix of every TVM C Device API hook (TVMDeviceEthosUOpen).
 constexpr std::string_view kTvmDeviceHookPrefix = "TVMDevice";
 
+// Entry points only a TVM runtime library exports: the C API up to v0.20,
+// the backend API generated code calls, and tvm-ffi's from v0.21.
+constexpr std::array<std::string_view, 4> kTvmRuntimeEntryPoints = {
+    "TVMFuncGetGlobal", "TVMDeviceAllocDataSpace", "TVMBackendAllocWorkspace",
+    "TVMFFIFunctionGetGlobal"};
+
+bool ExportsTvmRuntime(const std::vector<std::string>& functions) {
+  return std::any_of(
+      kTvmRuntimeEntryPoints.begin(), kTvmRuntimeEntryPoints.end(), [&](std::string_view name) {
+        return std::binary_search(functions.begin(), functions.end(), std::string(name));
+      });
+}
+
 bool ExportsTvmDeviceHooks(const std::vector<std::string>& functions) {
   return std::any_of(functions.begin(), functions.end(), [](const std::string& name) {
     return name.starts_with(kTvmDeviceHookPrefix);
@@ -52,16 +65,26 @@ Expected<PluginAbi> RecognisePluginAbi(const std::string& path) {
   if (std::binary_search(functions->begin(), functions->end(), std::string(kEntryPoint))) {
     return PluginAbi::kStreamExecutor;
   }
+  if (ExportsTvmRuntime(*functions)) return PluginAbi::kTvmRuntime;
   return ExportsTvmDeviceHooks(*functions) ? PluginAbi::kTvmCDevice : PluginAbi::kStreamExecutor;
 }
 
 std::string_view PluginAbiName(PluginAbi abi) {
-  return abi == PluginAbi::kTvmCDevice ? "tvm-c-device" : "streamexecutor";
+  switch (abi) {
+    case PluginAbi::kTvmCDevice:
+      return "tvm-c-device";
+    case PluginAbi::kTvmRuntime:
+      return "tvm-runtime";
+    case PluginAbi::kStreamExecutor:
+      break;
+  }
+  return "streamexecutor";
 }
 
 Expected<PluginAbi> ChoosePluginAbi(const std::string& flag, const std::string& path) {
   if (flag == "streamexecutor") return PluginAbi::kStreamExecutor;
   if (flag == "tvm-c-device") return PluginAbi::kTvmCDevice;
+  if (flag == "tvm-runtime") return PluginAbi::kTvmRuntime;
   auto recognised = RecognisePluginAbi(path);
   // A file that cannot be read is diagnosed by Open, as before.
   return recognised ? *recognised : PluginAbi::kStreamExecutor;
@@ -296,12 +319,18 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
       return tl::unexpected(verified.error());
     }
   }
-  if (options.abi == PluginAbi::kTvmCDevice) {
+  if (options.abi == PluginAbi::kTvmCDevice || options.abi == PluginAbi::kTvmRuntime) {
     return PluginLibrary(path, *identity, handle, nullptr);
   }
   auto init = reinterpret_cast<InitPluginFunction>(::dlsym(handle, kEntryPoint));
   if (init == nullptr) {
     auto functions = ExportedFunctions(path);
+    if (functions && ExportsTvmRuntime(*functions)) {
+      return Fail(ErrorCode::kNotFound,
+                  fmt::format("{}: does not export {}, but is a TVM runtime library: check it "
+                              "with --profile tvm-device-api (--abi tvm-runtime)",
+                              path, kEntryPoint));
+    }
     if (functions && ExportsTvmDeviceHooks(*functions)) {
       return Fail(ErrorCode::kNotFound,
                   fmt::format("{}: does not export {}, but exports TVM C Device API hooks "

@@ -17,26 +17,32 @@ using InitPluginFunction = void (*)(SE_PlatformRegistrationParams*, TF_Status*);
 enum class PluginAbi {
   kStreamExecutor,  // exports SE_InitPlugin
   kTvmCDevice,      // exports TVM C Device API hooks TVMDevice<Name><Hook> (lib/tvm)
+  kTvmRuntime,      // a TVM runtime library: its C API or tvm-ffi (lib/tvm/device_api_route.h)
 };
 
 struct LoadOptions {
   // RTLD_LAZY instead of RTLD_NOW: for plugins that also carry kernel code
   // referring to TensorFlow symbols sectl does not provide.
   bool lazy = false;
-  // kTvmCDevice: do not look for SE_InitPlugin (init_plugin() is null).
+  // kTvmCDevice, kTvmRuntime: do not look for SE_InitPlugin (init_plugin()
+  // is null).
   PluginAbi abi = PluginAbi::kStreamExecutor;
 };
 
 // The API a plugin file implements, read from its exported functions without
-// loading it: SE_InitPlugin means StreamExecutor; otherwise any TVMDevice*
-// function means the TVM C Device API; otherwise StreamExecutor, so that
+// loading it: SE_InitPlugin means StreamExecutor; otherwise one of a TVM
+// runtime's entry points (TVMFuncGetGlobal, TVMDeviceAllocDataSpace,
+// TVMBackendAllocWorkspace, TVMFFIFunctionGetGlobal) means a TVM runtime;
+// otherwise any TVMDevice* function means the TVM C Device API; otherwise
+// StreamExecutor, so that
 // PluginLibrary::Open gives its diagnosis of what is missing.
 Expected<PluginAbi> RecognisePluginAbi(const std::string& path);
 
-// "streamexecutor", "tvm-c-device" (the values of --abi).
+// "streamexecutor", "tvm-c-device", "tvm-runtime" (the values of --abi).
 std::string_view PluginAbiName(PluginAbi abi);
 
-// --abi: "streamexecutor" or "tvm-c-device" as said, "auto" recognised from
+// --abi: "streamexecutor", "tvm-c-device" or "tvm-runtime" as said, "auto"
+// recognised from
 // the file (RecognisePluginAbi).
 Expected<PluginAbi> ChoosePluginAbi(const std::string& flag, const std::string& path);
 

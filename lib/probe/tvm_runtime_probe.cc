@@ -1,0 +1,153 @@
+#include "probe/tvm_runtime_probe.h"
+
+#include <fmt/format.h>
+
+#include "isolation/child_error.h"
+#include "isolation/child_exit_codes.h"
+#include "isolation/child_outcome.h"
+#include "isolation/child_process.h"
+#include "loader/plugin_file_pin.h"
+#include "loader/plugin_library.h"
+#include "tvm/runtime_route.h"
+
+namespace sectl::probe {
+namespace {
+
+// Device ids asked about per device type: TVM's CPU backend answers kExist
+// 1 for every id, so the listing stops here and says there are more.
+constexpr int kMostIdsListed = 4;
+
+nlohmann::json AttributeJson(const Expected<tvm::AttrValue>& value) {
+  if (!value) return {{"error", value.error().message()}};
+  if (const auto* number = std::get_if<int64_t>(&*value)) return *number;
+  if (const auto* text = std::get_if<std::string>(&*value)) return *text;
+  return nullptr;  // TVM's None: the backend cannot answer it
+}
+
+// What the child learns; runs the runtime's code.
+Expected<nlohmann::json> Collect(const TvmRuntimeProbeOptions& options) {
+  auto library = loader::PluginLibrary::Open(
+      options.path, {.lazy = options.lazy, .abi = loader::PluginAbi::kTvmRuntime});
+  if (!library) return tl::unexpected(library.error());
+  nlohmann::json probe;
+  probe["plugin"] = options.path;
+  probe["abi"] = "tvm-runtime";
+  probe["route"] = tvm::RuntimeFlavourName(tvm::RecogniseRuntimeFlavour(*library));
+  probe["device_types"] = nlohmann::json::array();
+  if (tvm::RecogniseRuntimeFlavour(*library) == tvm::RuntimeFlavour::kTvmFfi) {
+    probe["note"] =
+        "sectl does not reach a DeviceAPI through tvm-ffi yet (docs/tvm-runtime-abi.md)";
+    return probe;
+  }
+  for (int type : tvm::NamedDeviceTypes()) {
+    auto route = tvm::OpenRuntimeRoute(*library, type);
+    if (!route) return tl::unexpected(route.error());
+    nlohmann::json entry{{"type", type}, {"name", tvm::DeviceTypeName(type)}};
+    entry["devices"] = nlohmann::json::array();
+    int id = 0;
+    for (; id < kMostIdsListed; ++id) {
+      auto exists = (*route)->GetAttr(id, tvm::DeviceAttrKind::kExist);
+      const auto* present = exists ? std::get_if<int64_t>(&*exists) : nullptr;
+      if (present == nullptr || *present == 0) {
+        if (!exists) entry["kExist_error"] = exists.error().message();
+        break;
+      }
+      nlohmann::json device{{"id", id}, {"attributes", nlohmann::json::object()}};
+      for (int kind = 1; kind < tvm::kDeviceAttrKindCount; ++kind) {
+        const auto attribute = static_cast<tvm::DeviceAttrKind>(kind);
+        device["attributes"][std::string(tvm::DeviceAttrName(attribute))] =
+            AttributeJson((*route)->GetAttr(id, attribute));
+      }
+      entry["devices"].push_back(std::move(device));
+    }
+    if (entry["devices"].empty() && !entry.contains("kExist_error")) continue;
+    entry["more_ids"] = id == kMostIdsListed;
+    probe["device_types"].push_back(std::move(entry));
+  }
+  return probe;
+}
+
+}  // namespace
+
+Expected<nlohmann::json> ProbeTvmRuntime(const TvmRuntimeProbeOptions& options) {
+  const auto pinned = loader::PinPluginFile(options.path);
+  if (!pinned) return tl::unexpected(pinned.error());
+  Expected<nlohmann::json> probe = nlohmann::json();
+  if (!options.isolate) {
+    probe = Collect(options);
+  } else {
+    auto child = isolation::RunInChildProcess(
+        [&](int result_fd) {
+          auto collected = Collect(options);
+          if (!collected) {
+            isolation::WriteResult(result_fd, isolation::EncodeChildError(collected.error()));
+            return isolation::kChildFailed;
+          }
+          isolation::WriteResult(result_fd, collected->dump());
+          return isolation::kChildReported;
+        },
+        {.timeout = options.timeout, .confinement = options.confinement});
+    if (!child) return tl::unexpected(child.error());
+    const isolation::ChildOutcome judged = isolation::JudgeChild(*child, options.confinement);
+    switch (judged.blame) {
+      case isolation::Blame::kSectl:
+        return Fail(ErrorCode::kInternal, judged.description);
+      case isolation::Blame::kLimit:
+      case isolation::Blame::kPlugin:
+        return Fail(child->end == isolation::ChildEnd::kTimedOut ? ErrorCode::kTimeout
+                                                                 : ErrorCode::kCrashed,
+                    fmt::format("{}: the TVM runtime {} while being probed", options.path,
+                                judged.description));
+      case isolation::Blame::kNone:
+        break;
+    }
+    if (child->exit_code != isolation::kChildReported) {
+      return tl::unexpected(isolation::DecodeChildError(child->result, "the probe process"));
+    }
+    probe = nlohmann::json::parse(child->result, nullptr, /*allow_exceptions=*/false);
+    if (probe->is_discarded()) return Fail(ErrorCode::kInternal, "the probe's report is not JSON");
+  }
+  if (!probe) return probe;
+  (*probe)["sha256"] = pinned->sha256();
+  return probe;
+}
+
+std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe) {
+  std::string out;
+  out += fmt::format("TVM runtime  {}\n", probe.value("plugin", ""));
+  out += fmt::format("SHA-256      {}\n", probe.value("sha256", ""));
+  out += fmt::format("Route        {}\n", probe.value("route", ""));
+  if (probe.contains("note"))
+    out += fmt::format("Note         {}\n", probe["note"].get<std::string>());
+  const auto& types = probe["device_types"];
+  if (types.empty()) out += "\nNo device type answers kExist 1 for device 0.\n";
+  for (const auto& type : types) {
+    std::string ids;
+    for (const auto& device : type["devices"]) {
+      ids += fmt::format("{}{}", ids.empty() ? "" : ", ", device["id"].get<int>());
+    }
+    out += fmt::format("\n{} ({}): device{} {}{}\n", type["name"].get<std::string>(),
+                       type["type"].get<int>(), type["devices"].size() == 1 ? "" : "s",
+                       ids.empty() ? "none" : ids,
+                       type.value("more_ids", false) ? ", ... (kExist is 1 for more ids)" : "");
+    if (type.contains("kExist_error")) {
+      out += fmt::format("  kExist failed: {}\n", type["kExist_error"].get<std::string>());
+    }
+    for (const auto& device : type["devices"]) {
+      out += fmt::format("  device {}\n", device["id"].get<int>());
+      // In DeviceAttrKind's order, not the JSON object's alphabetical one.
+      for (int kind = 1; kind < tvm::kDeviceAttrKindCount; ++kind) {
+        const std::string name(tvm::DeviceAttrName(static_cast<tvm::DeviceAttrKind>(kind)));
+        if (!device["attributes"].contains(name)) continue;
+        const auto& value = device["attributes"][name];
+        std::string shown = value.is_null()     ? "none"
+                            : value.is_object() ? "error: " + value.value("error", "")
+                                                : value.dump();
+        out += fmt::format("    {:<26}{}\n", name, shown);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace sectl::probe

@@ -1,0 +1,32 @@
+// `sectl probe` for a TVM runtime library: which route reaches its DeviceAPI
+// (the C API up to v0.20, or tvm-ffi from v0.21), the device types it can
+// reach (kExist for each device type TVM names) and every attribute
+// runtime.GetDeviceAttr gives for their devices. The runtime runs in a
+// child process, so a crash or hang is reported, not suffered.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "base/error.h"
+#include "isolation/confinement.h"
+
+namespace sectl::probe {
+
+struct TvmRuntimeProbeOptions {
+  std::string path;
+  bool lazy = false;
+  bool isolate = true;
+  std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+  isolation::Confinement confinement;
+};
+
+// The probe as JSON (docs/tvm-profiles.md shows its shape): "route",
+// "device_types": [{"type", "name", "devices": [{"id", "attributes"}],
+// "more_ids"}]. kUnimplemented when the library offers only tvm-ffi.
+Expected<nlohmann::json> ProbeTvmRuntime(const TvmRuntimeProbeOptions& options);
+
+std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe);
+
+}  // namespace sectl::probe

@@ -1,0 +1,256 @@
+#include "tvm/c_runtime_route.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "tvm/c_runtime_abi.h"
+
+namespace sectl::tvm {
+namespace {
+
+// The entry points the route needs, by name, and where each is kept.
+struct EntryPoints {
+  c_abi::DeviceAllocDataSpace alloc = nullptr;
+  c_abi::DeviceFreeDataSpace free = nullptr;
+  c_abi::DeviceCopyDataFromTo copy = nullptr;
+  c_abi::StreamCreate stream_create = nullptr;
+  c_abi::StreamFree stream_free = nullptr;
+  c_abi::SetStream set_stream = nullptr;
+  c_abi::Synchronize synchronize = nullptr;
+  c_abi::StreamStreamSynchronize stream_stream_synchronize = nullptr;
+  c_abi::BackendAllocWorkspace alloc_workspace = nullptr;
+  c_abi::BackendFreeWorkspace free_workspace = nullptr;
+  c_abi::GetLastError last_error = nullptr;
+  c_abi::FuncGetGlobal get_global = nullptr;
+  c_abi::FuncCall call = nullptr;
+};
+
+template <typename Function>
+void Bind(const loader::PluginLibrary& library, const char* name, Function& slot,
+          std::vector<std::string>& missing) {
+  slot = reinterpret_cast<Function>(library.FindSymbol(name));
+  if (slot == nullptr) missing.emplace_back(name);
+}
+
+EntryPoints BindAll(const loader::PluginLibrary& library, std::vector<std::string>& missing) {
+  EntryPoints entry;
+  Bind(library, "TVMDeviceAllocDataSpace", entry.alloc, missing);
+  Bind(library, "TVMDeviceFreeDataSpace", entry.free, missing);
+  Bind(library, "TVMDeviceCopyDataFromTo", entry.copy, missing);
+  Bind(library, "TVMStreamCreate", entry.stream_create, missing);
+  Bind(library, "TVMStreamFree", entry.stream_free, missing);
+  Bind(library, "TVMSetStream", entry.set_stream, missing);
+  Bind(library, "TVMSynchronize", entry.synchronize, missing);
+  Bind(library, "TVMStreamStreamSynchronize", entry.stream_stream_synchronize, missing);
+  Bind(library, "TVMBackendAllocWorkspace", entry.alloc_workspace, missing);
+  Bind(library, "TVMBackendFreeWorkspace", entry.free_workspace, missing);
+  Bind(library, "TVMGetLastError", entry.last_error, missing);
+  Bind(library, "TVMFuncGetGlobal", entry.get_global, missing);
+  Bind(library, "TVMFuncCall", entry.call, missing);
+  return entry;
+}
+
+// A contiguous 1-D uint8 DLTensor over `bytes` at `place`: TVM's public
+// CopyDataFromTo checks both sides' byte sizes and contiguity, then copies
+// data + byte_offset.
+struct ByteTensor {
+  int64_t shape;
+  DLTensor tensor;
+};
+
+ByteTensor MakeByteTensor(const Place& place, size_t bytes, DLDevice device) {
+  ByteTensor out{};
+  out.shape = static_cast<int64_t>(bytes);
+  out.tensor.data = place.pointer;
+  out.tensor.device = place.side == Side::kHost ? DLDevice{kDLCPU, 0} : device;
+  out.tensor.ndim = 1;
+  out.tensor.dtype = DLDataType{kDLUInt, 8, 1};
+  out.tensor.shape = &out.shape;
+  out.tensor.strides = nullptr;
+  out.tensor.byte_offset = place.offset;
+  return out;
+}
+
+class CRuntimeRoute final : public DeviceApiRoute {
+ public:
+  CRuntimeRoute(EntryPoints entry, int device_type) : entry_(entry), device_type_(device_type) {}
+  ~CRuntimeRoute() override {
+    for (void* scratch : scratch_) {
+      if (scratch != nullptr) (void)FreeDataSpace(scratch_device_, scratch);
+    }
+  }
+  CRuntimeRoute(const CRuntimeRoute&) = delete;
+  CRuntimeRoute& operator=(const CRuntimeRoute&) = delete;
+
+  std::string Describe() const override {
+    return "a TVM runtime library through its C API (TVM up to v0.20)";
+  }
+  int device_type() const override { return device_type_; }
+  bool IsTvmRuntime() const override { return true; }
+  std::optional<std::string> LastRuntimeError() const override { return last_error_; }
+
+  Expected<AttrValue> GetAttr(int device_id, DeviceAttrKind kind) override;
+  Expected<void*> AllocDataSpace(int device_id, size_t bytes, size_t alignment) override {
+    void* out = nullptr;
+    auto called = Dispatch("TVMDeviceAllocDataSpace", entry_.alloc, Device(device_id), bytes,
+                           alignment, DLDataType{kDLUInt, 8, 1}, &out);
+    if (!called) return tl::unexpected(called.error());
+    return out;
+  }
+  Expected<void> FreeDataSpace(int device_id, void* pointer) override {
+    return Dispatch("TVMDeviceFreeDataSpace", entry_.free, Device(device_id), pointer);
+  }
+  Expected<void*> AllocWorkspace(int device_id, size_t bytes) override {
+    last_error_.reset();
+    void* out = entry_.alloc_workspace(device_type_, device_id, bytes, kDLUInt, 8);
+    if (out == nullptr) {
+      return Failed("TVMBackendAllocWorkspace", fmt::format("returned null for {} bytes", bytes));
+    }
+    return out;
+  }
+  Expected<void> FreeWorkspace(int device_id, void* pointer) override {
+    return Dispatch("TVMBackendFreeWorkspace", entry_.free_workspace, device_type_, device_id,
+                    pointer);
+  }
+  Expected<void> CopyDataFromTo(const Place& from, const Place& to, size_t bytes, int device_id,
+                                RouteStream stream) override {
+    ByteTensor source = MakeByteTensor(from, bytes, Device(device_id));
+    ByteTensor target = MakeByteTensor(to, bytes, Device(device_id));
+    return Dispatch("TVMDeviceCopyDataFromTo", entry_.copy, &source.tensor, &target.tensor, stream);
+  }
+  Expected<RouteStream> CreateStream(int device_id) override {
+    c_abi::StreamHandle out = nullptr;
+    auto called = Dispatch("TVMStreamCreate", entry_.stream_create, device_type_, device_id, &out);
+    if (!called) return tl::unexpected(called.error());
+    return out;
+  }
+  Expected<void> FreeStream(int device_id, RouteStream stream) override {
+    return Dispatch("TVMStreamFree", entry_.stream_free, device_type_, device_id, stream);
+  }
+  Expected<void> SetStream(int device_id, RouteStream stream) override {
+    return Dispatch("TVMSetStream", entry_.set_stream, device_type_, device_id, stream);
+  }
+  Expected<void> StreamSync(int device_id, RouteStream stream) override {
+    return Dispatch("TVMSynchronize", entry_.synchronize, device_type_, device_id, stream);
+  }
+  Expected<void> SyncStreamFromTo(int device_id, RouteStream from, RouteStream to) override {
+    return Dispatch("TVMStreamStreamSynchronize", entry_.stream_stream_synchronize, device_type_,
+                    device_id, from, to);
+  }
+  // The C API has no host callback: large device-to-device copies queued on
+  // the stream keep it busy instead.
+  Expected<void> HoldUpStream(int device_id, RouteStream stream) override {
+    constexpr size_t kScratchBytes = size_t{32} << 20;
+    constexpr int kCopies = 4;
+    if (scratch_[0] == nullptr) {
+      for (void*& scratch : scratch_) {
+        auto allocated = AllocDataSpace(device_id, kScratchBytes, 64);
+        if (!allocated) return tl::unexpected(allocated.error());
+        scratch = *allocated;
+      }
+      scratch_device_ = device_id;
+    }
+    for (int i = 0; i < kCopies; ++i) {
+      auto copied = CopyDataFromTo({Side::kDevice, scratch_[i % 2], 0},
+                                   {Side::kDevice, scratch_[(i + 1) % 2], 0}, kScratchBytes,
+                                   device_id, stream);
+      if (!copied) return copied;
+    }
+    return {};
+  }
+
+ private:
+  DLDevice Device(int device_id) const {
+    return DLDevice{static_cast<DLDeviceType>(device_type_), device_id};
+  }
+
+  // The one place the route calls into the runtime: a nonzero result
+  // becomes an error carrying TVMGetLastError's text.
+  template <typename Function, typename... Args>
+  Expected<void> Dispatch(const char* name, Function function, Args... args) {
+    last_error_.reset();
+    const int result = function(args...);
+    if (result == 0) return {};
+    return Failed(name, fmt::format("returned {}", result));
+  }
+
+  tl::unexpected<Error> Failed(const char* name, const std::string& what) {
+    const char* text = entry_.last_error();
+    last_error_ = text == nullptr ? std::string() : std::string(text);
+    return tl::unexpected(
+        Error(ErrorCode::kPluginError,
+              fmt::format("{} {}; TVMGetLastError: {}", name, what,
+                          last_error_->empty() ? "(empty)" : fmt::format("\"{}\"", *last_error_))));
+  }
+
+  EntryPoints entry_;
+  int device_type_;
+  c_abi::FunctionHandle get_device_attr_ = nullptr;
+  std::optional<std::string> last_error_;
+  std::array<void*, 2> scratch_{};
+  int scratch_device_ = 0;
+};
+
+Expected<AttrValue> CRuntimeRoute::GetAttr(int device_id, DeviceAttrKind kind) {
+  if (get_device_attr_ == nullptr) {
+    auto found =
+        Dispatch("TVMFuncGetGlobal", entry_.get_global, c_abi::kGetDeviceAttr, &get_device_attr_);
+    if (!found) return tl::unexpected(found.error());
+    if (get_device_attr_ == nullptr) {
+      return Fail(
+          ErrorCode::kNotFound,
+          fmt::format("TVMFuncGetGlobal(\"{}\") found no such function", c_abi::kGetDeviceAttr));
+    }
+  }
+  std::array<c_abi::Value, 3> arguments{};
+  arguments[0].v_int64 = device_type_;
+  arguments[1].v_int64 = device_id;
+  arguments[2].v_int64 = static_cast<int64_t>(kind);
+  std::array<int, 3> codes = {c_abi::kArgInt, c_abi::kArgInt, c_abi::kArgInt};
+  c_abi::Value result{};
+  int result_code = c_abi::kNullptr;
+  auto called = Dispatch("TVMFuncCall(runtime.GetDeviceAttr)", entry_.call, get_device_attr_,
+                         arguments.data(), codes.data(), 3, &result, &result_code);
+  if (!called) return tl::unexpected(called.error());
+  switch (result_code) {
+    case c_abi::kNullptr:
+      return AttrValue{};  // TVM's None: the backend left the result unset
+    case c_abi::kArgInt:
+    case c_abi::kArgBool:
+      return AttrValue{result.v_int64};
+    case c_abi::kArgFloat:
+      return AttrValue{static_cast<int64_t>(result.v_float64)};
+    case c_abi::kStr:
+      // The runtime's thread-local return buffer: copied at once.
+      return AttrValue{std::string(result.v_str == nullptr ? "" : result.v_str)};
+    default:
+      return Fail(ErrorCode::kPluginError,
+                  fmt::format("runtime.GetDeviceAttr({}) returned type code {}, which is "
+                              "neither an integer, a string nor None",
+                              DeviceAttrName(kind), result_code));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> MissingCRuntimeEntryPoints(const loader::PluginLibrary& library) {
+  std::vector<std::string> missing;
+  (void)BindAll(library, missing);
+  return missing;
+}
+
+Expected<std::unique_ptr<DeviceApiRoute>> MakeCRuntimeRoute(const loader::PluginLibrary& library,
+                                                            int device_type) {
+  std::vector<std::string> missing;
+  EntryPoints entry = BindAll(library, missing);
+  if (!missing.empty()) {
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("{}: does not export {}, an entry point of TVM's C runtime API "
+                            "(TVM up to v0.20)",
+                            library.path(), missing.front()));
+  }
+  return std::unique_ptr<DeviceApiRoute>(std::make_unique<CRuntimeRoute>(entry, device_type));
+}
+
+}  // namespace sectl::tvm

@@ -1,0 +1,29 @@
+// Which DeviceAPI route a loaded TVM runtime library offers, read from the
+// entry points it resolves: TVM's C API (up to v0.20) or tvm-ffi (from
+// v0.21; see docs/tvm-runtime-abi.md), and the route itself.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "loader/plugin_library.h"
+#include "tvm/device_api_route.h"
+
+namespace sectl::tvm {
+
+enum class RuntimeFlavour {
+  kCApi,    // TVMDeviceAllocDataSpace & co. (TVM up to v0.20)
+  kTvmFfi,  // TVMFFIFunctionGetGlobal & co., no C device entry points (v0.21 on)
+  kNone,    // neither
+};
+
+RuntimeFlavour RecogniseRuntimeFlavour(const loader::PluginLibrary& library);
+// "TVM C runtime API (TVM up to v0.20)", ...
+std::string_view RuntimeFlavourName(RuntimeFlavour flavour);
+
+// The route for `device_type`. The tvm-ffi route is not implemented yet:
+// kUnimplemented says so, naming what it would call.
+Expected<std::unique_ptr<DeviceApiRoute>> OpenRuntimeRoute(const loader::PluginLibrary& library,
+                                                           int device_type);
+
+}  // namespace sectl::tvm

@@ -1,0 +1,28 @@
+// The defects the faulty variants of the reference TVM runtime seed, one
+// FAULT_* macro per variant (CMakeLists.txt), each caught by exactly one
+// tvm_device_api.* check (tests/tvm_runtime_test.cc):
+//
+//   FAULT_MISALIGNED_4096              4096-byte data spaces lose their 64-byte
+//                                      alignment                   -> alignment
+//   FAULT_ALIGNMENT_ONLY_64            alignments above 64 are honoured only to
+//                                      64                          -> alignment_exact
+//   FAULT_DTOD_IGNORES_TARGET_OFFSET   device-to-device copies drop the target's
+//                                      byte_offset                 -> copy_with_offsets
+//   FAULT_READS_HOST_BUFFER_LATE       the null stream queues host-to-device
+//                                      copies and reads the host buffer later
+//                                                                  -> host_buffer_reuse
+//   FAULT_IGNORES_STREAM_DEPENDENCY    TVMStreamStreamSynchronize does nothing
+//                                                                  -> sync_stream_from_to
+//   FAULT_SET_STREAM_REJECTS_STREAMS   TVMSetStream fails for any stream but the
+//                                      null one                    -> streams
+//   FAULT_WORKSPACE_NEVER_REUSED       freed workspace blocks are leaked
+//                                                                  -> workspace_reuse
+//   FAULT_WORKSPACE_SHARED_BLOCK       two live workspaces of one size share a
+//                                      block                       -> workspace_stack
+//   FAULT_EXIST_BEYOND_COUNT           kExist answers 1 for cpu device 2, which
+//                                      cannot be used              -> exist
+//   FAULT_AVAILABLE_NEVER_CHANGES      kAvailableGlobalMemory ignores what is held
+//                                                                  -> memory_attributes
+//   FAULT_SILENT_ALLOCATION_FAILURE    a failed allocation returns 0 and a null
+//                                      pointer, with no error      -> errors_reported
+#pragma once
