@@ -21,11 +21,13 @@
 #include "report/conform_json.h"
 #include "report/conform_junit.h"
 #include "report/conform_table.h"
-#include "tool/bundled_plugin.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
+#include "tool/html_report.h"
 #include "tool/number_flags.h"
+#include "tool/plugin_argument.h"
 #include "tool/report_output.h"
+#include "tvm/device_api_route.h"
 
 namespace sectl::tool {
 namespace {
@@ -80,8 +82,9 @@ struct OutputFormats {
 Expected<OutputFormats> ChooseOutputFormats(const ConformCommandOptions& options) {
   OutputFormats formats;
   if (options.list) {
-    if (options.format == "junit") {
-      return Fail(ErrorCode::kInvalidArgument, "--list --format junit: a list is table or json");
+    if (options.format == "junit" || options.format == "html") {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--list --format {}: a list is table or json", options.format));
     }
     if (!options.format.empty()) formats.list = options.format;
     return formats;
@@ -152,11 +155,16 @@ class Progress {
   size_t done_ = 0;
 };
 
-std::string Render(const report::ConformReport& report, const std::string& format, bool color,
-                   bool verbose) {
+std::string Render(const report::ConformReport& report, const std::string& format,
+                   const ConformCommandOptions& options) {
   if (format == "json") return report::ConformReportToJson(report);
   if (format == "junit") return report::RenderConformJunit(report);
-  return report::RenderConformTable(report, {.color = color, .verbose = verbose});
+  if (format == "html") return RenderConformHtmlWithExplanations(report);
+  const TableLayout layout = ChooseTableLayout(options.output_flags, options.output);
+  return report::RenderConformTable(report, {.color = layout.color,
+                                             .verbose = options.verbose,
+                                             .quiet = options.output_flags.quiet,
+                                             .width = layout.width});
 }
 
 }  // namespace
@@ -170,9 +178,11 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
   conform->add_option("plugin", options.plugin,
                       "Plugin file (.so). Default: the bundled cpu reference plugin");
   conform->add_option("--report", options.report_format, "Report format (default: table)")
-      ->check(CLI::IsMember({"table", "json", "junit"}));
+      ->check(CLI::IsMember({"table", "json", "junit", "html"}));
   conform->add_option("-o,--output", options.output, "Write the report to FILE (atomically)");
   conform->add_option("--junit", options.junit_output, "Also write a JUnit XML report to FILE");
+  conform->add_option("--html", options.html_output,
+                      "Also write the report as one self-contained HTML page to FILE");
   conform->add_option("--filter", options.filter,
                       "Checks to run, GoogleTest syntax: POSITIVE[-NEGATIVE], ':'-separated "
                       "globs, e.g. 'memcpy.*:registration.*-*.slow'");
@@ -181,8 +191,10 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
   conform->add_option("--repeat", options.repeat, "Run each check N times")
       ->check(WholeNumberBetween(1, kMaxRepeat))
       ->capture_default_str();
-  conform->add_flag("--shuffle", options.shuffle, "Run the checks in random order");
-  conform->add_option("--seed", options.seed, "Seed for --shuffle (printed when chosen at random)");
+  auto* shuffle = conform->add_flag("--shuffle", options.shuffle, "Run the checks in random order");
+  // A seed alone would be silently ignored: the order is only shuffled on request.
+  conform->add_option("--seed", options.seed, "Seed for --shuffle (printed when chosen at random)")
+      ->needs(shuffle);
   conform->add_option("--shard", options.shard,
                       "Run shard I of N (0-based, e.g. 1/4); default from GTEST_SHARD_INDEX and "
                       "GTEST_TOTAL_SHARDS");
@@ -212,12 +224,15 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
   conform
       ->add_option("--format", options.format,
                    "Format of --list (table, json), or else of the report, the same as --report")
-      ->check(CLI::IsMember({"table", "json", "junit"}));
+      ->check(CLI::IsMember({"table", "json", "junit", "html"}));
   conform->add_flag("--lazy", options.lazy, "Bind the plugin's symbols lazily (RTLD_LAZY)");
   conform->add_option("--profile", options.profile, "Which suite to run")
       ->check(CLI::IsMember(conform::CheckRegistry::Global().Profiles()))
       ->capture_default_str();
-  conform->add_flag("-v,--verbose", options.verbose, "Show every result's message in the table");
+  conform->add_flag("-v,--verbose", options.verbose,
+                    "Show every result's message in the table, repeated findings unfolded");
+  AddQuietFlag(*conform, options.output_flags);
+  AddColorFlag(*conform, options.output_flags);
   conform->add_flag("--no-throughput", options.no_throughput,
                     "Do not end the report with copy bandwidth at 16 MiB (informational; it "
                     "never changes the verdict)");
@@ -227,9 +242,20 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
   conform
       ->add_option("--abi", options.abi,
                    "The plugin's API: auto (from its exported symbols), streamexecutor, or "
-                   "tvm-c-device (TVM's C Device API; runs the tvm-c-device profile)")
-      ->check(CLI::IsMember({"auto", "streamexecutor", "tvm-c-device"}))
+                   "tvm-c-device (TVM's C Device API; runs the tvm-c-device profile), or "
+                   "tvm-runtime (a TVM runtime library; runs the tvm-device-api profile)")
+      ->check(CLI::IsMember({"auto", "streamexecutor", "tvm-c-device", "tvm-runtime"}))
       ->capture_default_str();
+  conform
+      ->add_option("--tvm-device-type", options.tvm_device_type,
+                   "TVM runtime library: the device type whose DeviceAPI is checked, by TVM's "
+                   "name (cpu, cuda, opencl, vulkan, metal, rocm, ext_dev, ...) or DLDeviceType "
+                   "number")
+      ->capture_default_str();
+  conform
+      ->add_option("--tvm-device-id", options.tvm_device_id,
+                   "TVM runtime library: the device id under test (default: --device)")
+      ->check(WholeNumberBetween(0, kMaxDeviceOrdinal));
   conform->add_option("--tvm-device", options.tvm_device,
                       "TVM C Device API device under test: a target name (ethos-u) or its C "
                       "name (EthosU). Default: the first the plugin exports");
@@ -262,16 +288,16 @@ int RunConformCommand(const ConformCommandOptions& options) {
     if (auto none = NoCheckSelected(options.profile, selection)) return ReportUsageError(*none);
     return ListChecks(options, selection, formats->list);
   }
+  // An --html file that cannot be written is found before the checks run.
+  if (auto html = CheckReportDestination(options.html_output, "--html"); !html) {
+    return ReportUsageError(html.error().message());
+  }
 
   conform::ConformOptions run;
   run.throughput = !options.no_throughput;
-  if (options.plugin.empty()) {
-    auto bundled = BundledPluginPath("sectl_cpu");
-    if (!bundled) return ReportUsageError(bundled.error().message());
-    run.settings.plugin_path = *bundled;
-  } else {
-    run.settings.plugin_path = loader::PluginPathFromArgument(options.plugin);
-  }
+  auto plugin = ChoosePluginPath(options.plugin, "sectl_cpu");
+  if (!plugin) return ReportUsageError(plugin.error().message());
+  run.settings.plugin_path = *plugin;
   run.settings.lazy = options.lazy;
   run.settings.guard_malloc = !options.no_guard_malloc;
   run.settings.generation = *abi::FindHostGeneration(options.tf_version);
@@ -289,7 +315,20 @@ int RunConformCommand(const ConformCommandOptions& options) {
   run.settings.abi = *abi;
   run.settings.tvm_device = options.tvm_device;
   run.settings.tvm_context_bytes = options.context_bytes;
-  if (*abi == loader::PluginAbi::kTvmCDevice && options.profile == conform::kTensorFlowProfile) {
+  auto device_type = tvm::ParseDeviceType(options.tvm_device_type);
+  if (!device_type) return ReportUsageError(device_type.error().message());
+  run.settings.tvm_device_type = *device_type;
+  if (options.tvm_device_id) run.settings.device_ordinal = *options.tvm_device_id;
+  if (*abi == loader::PluginAbi::kTvmRuntime) {
+    // A TVM runtime library has one profile: its DeviceAPI.
+    if (options.profile == conform::kTensorFlowProfile) {
+      run.profile = "tvm-device-api";
+    } else if (options.profile != "tvm-device-api") {
+      return ReportUsageError(
+          fmt::format("--profile {} does not apply to a tvm-runtime library", options.profile));
+    }
+  } else if (*abi == loader::PluginAbi::kTvmCDevice &&
+             options.profile == conform::kTensorFlowProfile) {
     run.profile = "tvm-c-device";
   } else if ((*abi == loader::PluginAbi::kTvmCDevice) != (options.profile == "tvm-c-device")) {
     return ReportUsageError(fmt::format("--profile {} does not apply to a {} plugin",
@@ -320,14 +359,15 @@ int RunConformCommand(const ConformCommandOptions& options) {
   }
   const report::ConformReport& report = *outcome;
 
-  const bool to_terminal = options.output.empty() || options.output == "-";
-  auto written = WriteReport(
-      options.output,
-      Render(report, formats->report, to_terminal && StdoutWantsColor(), options.verbose));
+  auto written = WriteReport(options.output, Render(report, formats->report, options));
   if (!written) return ReportUsageError(written.error().message());
   if (!options.junit_output.empty()) {
     auto junit = WriteFileAtomically(options.junit_output, report::RenderConformJunit(report));
     if (!junit) return ReportUsageError(junit.error().message());
+  }
+  if (!options.html_output.empty()) {
+    auto html = WriteFileAtomically(options.html_output, RenderConformHtmlWithExplanations(report));
+    if (!html) return ReportUsageError(html.error().message());
   }
   if (!options.write_baseline.empty() && report.interrupted) {
     // A baseline from an incomplete run would leave out the failures of

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tool/confinement_flags.h"
+#include "tool/output_flags.h"
 
 namespace sectl::tool {
 
@@ -16,6 +17,7 @@ struct ConformCommandOptions {
   std::string report_format;  // --report; empty: table, or what --format says
   std::string output;
   std::string junit_output;
+  std::string html_output;  // --html
   std::string filter;
   std::string shard;
   std::string tf_version = "latest";
@@ -29,6 +31,10 @@ struct ConformCommandOptions {
   std::string abi = "auto";
   std::string tvm_device;
   size_t context_bytes = 256;
+  // A TVM runtime library (profile tvm-device-api): --tvm-device-type (a name
+  // such as cpu or cuda, or a DLDeviceType number) and --tvm-device-id.
+  std::string tvm_device_type = "cpu";
+  std::optional<int> tvm_device_id;
   std::vector<std::string> command_line;
   std::optional<uint64_t> seed;
   double timeout_seconds = 30;
@@ -39,6 +45,7 @@ struct ConformCommandOptions {
   bool list = false;
   bool lazy = false;
   bool verbose = false;
+  OutputFlags output_flags;  // --color, --quiet
   bool no_throughput = false;
   bool no_guard_malloc = false;
   ConfinementFlags confinement;

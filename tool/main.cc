@@ -19,6 +19,7 @@
 #include "tool/command_words.h"
 #include "tool/conform_command.h"
 #include "tool/exit_codes.h"
+#include "tool/explain_command.h"
 #include "tool/probe_command.h"
 #include "tool/replay_command.h"
 #include "tool/report_command.h"
@@ -56,7 +57,7 @@ int Main(int argc, char** argv) {
       "conformant; 2 usage or internal error; 128+N interrupted by signal N (130 SIGINT, 143 "
       "SIGTERM): every child is ended, and conform still writes its report, marked incomplete.",
       "sectl");
-  app.set_version_flag("--version", VersionText());
+  app.set_version_flag("-V,--version", VersionText());
   app.require_subcommand(1);
   app.failure_message(UsageFailure);
 
@@ -76,6 +77,8 @@ int Main(int argc, char** argv) {
   auto* replay = sectl::tool::AddReplayCommand(app, replay_options);
   sectl::tool::ValidateCommandOptions validate_options;
   const auto validate = sectl::tool::AddValidateCommand(app, validate_options);
+  sectl::tool::ExplainCommandOptions explain_options;
+  auto* explain = sectl::tool::AddExplainCommand(app, explain_options);
 
   // `sectl help ...`, and a command word that names no command.
   const auto words = sectl::tool::ReadCommandWords(app, {argv + 1, argv + argc});
@@ -98,6 +101,7 @@ int Main(int argc, char** argv) {
   if (replay->parsed()) return sectl::tool::RunReplayCommand(replay_options);
   if (validate.where->parsed()) return sectl::tool::RunValidateWhere();
   if (validate.show->parsed()) return sectl::tool::RunValidateShow(validate_options);
+  if (explain->parsed()) return sectl::tool::RunExplainCommand(explain_options);
   return kExitUsageOrInternal;
 }
 

@@ -12,10 +12,11 @@
 #include "probe/probe_table.h"
 #include "probe/run_probe.h"
 #include "probe/tvm_c_device_probe.h"
-#include "tool/bundled_plugin.h"
+#include "probe/tvm_runtime_probe.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
 #include "tool/number_flags.h"
+#include "tool/plugin_argument.h"
 #include "tool/report_output.h"
 
 namespace sectl::tool {
@@ -32,6 +33,7 @@ CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options) {
       ->capture_default_str();
   probe->add_option("-o,--output", options.output,
                     "Write the report to FILE (atomically) instead of stdout");
+  AddColorFlag(*probe, options.output_flags);
   probe
       ->add_option("--tf-version", options.tf_version,
                    "TensorFlow host generation to behave as and judge against")
@@ -54,8 +56,10 @@ CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options) {
   probe
       ->add_option("--abi", options.abi,
                    "The plugin's API: auto (from its exported symbols), streamexecutor, or "
-                   "tvm-c-device (lists the TVM C Device API devices it exports)")
-      ->check(CLI::IsMember({"auto", "streamexecutor", "tvm-c-device"}))
+                   "tvm-c-device (lists the TVM C Device API devices it exports), or "
+                   "tvm-runtime (a TVM runtime library: the device types it reaches and their "
+                   "attributes)")
+      ->check(CLI::IsMember({"auto", "streamexecutor", "tvm-c-device", "tvm-runtime"}))
       ->capture_default_str();
   return probe;
 }
@@ -75,20 +79,42 @@ int ProbeTvmCDevicePlugin(const ProbeCommandOptions& options, const std::string&
   return probe->HasErrors() ? kExitPluginProblem : kExitSuccess;
 }
 
+// A TVM runtime library: its DeviceAPI route, device types and attributes.
+int ProbeTvmRuntime(const ProbeCommandOptions& options, const std::string& path) {
+  probe::TvmRuntimeProbeOptions run{
+      .path = path,
+      .lazy = options.lazy,
+      .isolate = options.isolation != "none",
+      .timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000))};
+  auto confinement = ConfinementFromFlags(options.confinement);
+  if (!confinement) return ReportError(confinement.error());
+  run.confinement = std::move(*confinement);
+  auto probe = probe::ProbeTvmRuntime(run);
+  if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
+  if (!probe) return ReportError(probe.error());
+  const std::string text =
+      options.format == "json" ? probe->dump(2) + "\n" : probe::RenderTvmRuntimeProbeTable(*probe);
+  if (auto written = WriteReport(options.output, text); !written) {
+    return ReportError(written.error());
+  }
+  return (*probe)["device_types"].empty() ? kExitPluginProblem : kExitSuccess;
+}
+
 }  // namespace
 
 int RunProbeCommand(const ProbeCommandOptions& options) {
   probe::RunProbeOptions run;
-  if (options.plugin.empty()) {
-    auto bundled = BundledPluginPath("sectl_cpu");
-    if (!bundled) return ReportError(bundled.error());
-    run.probe.plugin_path = *bundled;
-  } else {
-    run.probe.plugin_path = loader::PluginPathFromArgument(options.plugin);
-  }
-  if (auto abi = loader::ChoosePluginAbi(options.abi, run.probe.plugin_path);
-      abi && *abi == loader::PluginAbi::kTvmCDevice) {
+  auto plugin = ChoosePluginPath(options.plugin, "sectl_cpu");
+  if (!plugin) return ReportError(plugin.error());
+  run.probe.plugin_path = *plugin;
+  // TVM's libraries are probed by their own probes; a file that cannot be
+  // read is diagnosed by the StreamExecutor probe, as before.
+  const auto plugin_abi = loader::ChoosePluginAbi(options.abi, run.probe.plugin_path);
+  if (plugin_abi && *plugin_abi == loader::PluginAbi::kTvmCDevice) {
     return ProbeTvmCDevicePlugin(options, run.probe.plugin_path);
+  }
+  if (plugin_abi && *plugin_abi == loader::PluginAbi::kTvmRuntime) {
+    return ProbeTvmRuntime(options, run.probe.plugin_path);
   }
   run.probe.lazy = options.lazy;
   run.probe.generation = *abi::FindHostGeneration(options.tf_version);
@@ -105,11 +131,11 @@ int RunProbeCommand(const ProbeCommandOptions& options) {
   if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
   if (!report) return ReportError(report.error());
 
-  const bool to_terminal = options.output.empty() || options.output == "-";
+  const TableLayout layout = ChooseTableLayout(options.output_flags, options.output);
   const std::string text =
       options.format == "json"
           ? probe::ProbeReportToJson(*report)
-          : probe::RenderProbeTable(*report, {.color = to_terminal && StdoutWantsColor()});
+          : probe::RenderProbeTable(*report, {.color = layout.color, .width = layout.width});
   if (auto written = WriteReport(options.output, text); !written) {
     return ReportError(written.error());
   }

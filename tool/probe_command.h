@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tool/confinement_flags.h"
+#include "tool/output_flags.h"
 
 namespace sectl::tool {
 
@@ -18,6 +19,7 @@ struct ProbeCommandOptions {
   std::string isolation = "process";
   std::string abi = "auto";  // --abi: auto, streamexecutor, tvm-c-device
   ConfinementFlags confinement;
+  OutputFlags output_flags;  // --color
 };
 
 CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options);
