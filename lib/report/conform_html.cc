@@ -152,16 +152,6 @@ std::string ResultAnchor(const CheckResult& result) {
   return fmt::format("check-{}-{}", result.id, result.repetition);
 }
 
-std::vector<std::string> AreasInFirstSeenOrder(const std::vector<CheckResult>& results) {
-  std::vector<std::string> areas;
-  for (const CheckResult& result : results) {
-    if (std::find(areas.begin(), areas.end(), result.area) == areas.end()) {
-      areas.push_back(result.area);
-    }
-  }
-  return areas;
-}
-
 // ---------------------------------------------------------------------------
 // The verdict
 

@@ -171,6 +171,16 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
   return causes;
 }
 
+std::vector<std::string> AreasInFirstSeenOrder(const std::vector<CheckResult>& results) {
+  std::vector<std::string> areas;
+  for (const CheckResult& result : results) {
+    if (std::find(areas.begin(), areas.end(), result.area) == areas.end()) {
+      areas.push_back(result.area);
+    }
+  }
+  return areas;
+}
+
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
     case Verdict::kConformant:

@@ -212,6 +212,10 @@ struct ConformReport {
   std::vector<std::string> missing_shards;
 };
 
+// The areas of `results` ("memcpy", "stream", ...) in the order they first
+// appear, for reports that group results by area.
+std::vector<std::string> AreasInFirstSeenOrder(const std::vector<CheckResult>& results);
+
 // What a report concludes, in the order a reader should worry about it.
 enum class Verdict {
   kConformant,     // no required check failed, crashed or timed out after the baseline

@@ -105,16 +105,6 @@ std::string Counted(int count, std::string_view noun, bool plural_s = false) {
   return fmt::format("{} {}{}", count, noun, plural_s && count != 1 ? "s" : "");
 }
 
-std::vector<std::string> AreasInFirstSeenOrder(const std::vector<CheckResult>& results) {
-  std::vector<std::string> areas;
-  for (const CheckResult& result : results) {
-    if (std::find(areas.begin(), areas.end(), result.area) == areas.end()) {
-      areas.push_back(result.area);
-    }
-  }
-  return areas;
-}
-
 // Accumulates the table. Everything that came from the report passes
 // through Clean, so a plugin's log cannot drive the terminal.
 class Writer {
