@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Measures the `sectl bench memcpy --compare` gate on this machine:
-#   1. false regressions: a baseline of PLUGIN, then RUNS runs of the same
-#      plugin compared with it; each gate that fails is a false regression.
-#   2. detection: a baseline of sectl_minimal, then RUNS runs of the faulty
-#      plugin whose copies take 1.25x as long (reference_plugins/faulty/
-#      bench_faults.c) compared with it; each gate that fails caught it.
+#   1. false regressions: RUNS times, a baseline of sectl_cpu, then a run of
+#      the same plugin compared with it; each gate that fails is a false
+#      regression.
+#   2. detection: RUNS times, a baseline of sectl_minimal, then a run of the
+#      faulty plugin whose copies take 1.25x as long (reference_plugins/
+#      faulty/bench_faults.c) compared with it; each gate that fails caught it.
+# Every comparison has a fresh baseline, so a baseline that was itself a
+# lucky (or unlucky) run counts as often as it happens, not once or never.
 #
 #   bench/measure_compare_gate.sh [BUILD_DIR] [RUNS] [-- EXTRA BENCH FLAGS...]
 #
@@ -24,14 +27,14 @@ slow=$build/reference_plugins/faulty/faulty_copies_25_percent_slower.so
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Runs RUNS gates of $2 against a baseline of $1; prints one line per run and
-# sets $failed to how many gates failed.
+# Runs RUNS gates of $2, each against a fresh baseline of $1; prints one
+# line per run and sets $failed to how many gates failed.
 gate_runs() {
   local baseline_plugin=$1 plugin=$2 label=$3
-  "$sectl" bench memcpy "$baseline_plugin" --no-progress "${extra[@]}" --report json \
-    -o "$work/baseline.json"
   failed=0
   for run in $(seq "$runs"); do
+    "$sectl" bench memcpy "$baseline_plugin" --no-progress "${extra[@]}" --report json \
+      -o "$work/baseline.json"
     local status=0
     "$sectl" bench memcpy "$plugin" --no-progress "${extra[@]}" --compare "$work/baseline.json" \
       >"$work/run.txt" 2>&1 || status=$?
@@ -39,8 +42,10 @@ gate_runs() {
     summary=$(grep -E '^[0-9]+ compared:' "$work/run.txt" || echo "no comparison (exit $status)")
     regressed=$(grep 'REGRESSION' "$work/run.txt" | awk '{print $1, $2, $3, $4, $5}' |
       paste -sd ',' - || true)
+    # What the re-measurement cleared: looked regressed in the first run only.
+    cleared=$(grep -c 'not confirmed' "$work/run.txt" || true)
     [[ $status -ne 0 ]] && failed=$((failed + 1))
-    echo "  $label run $run: exit $status; $summary${regressed:+ [regressed: $regressed]}"
+    echo "  $label run $run: exit $status; $summary; $cleared not confirmed${regressed:+ [regressed: $regressed]}"
   done
 }
 

@@ -301,6 +301,29 @@ TEST(CompareWithSamples, ARealShiftIsARegression) {
             ChangeVerdict::kImproved);
 }
 
+// The host's own memcpy is timed beside every memcpy result, in the same
+// run: when it fell as much as the plugin did, the machine was slower.
+TEST(CompareWithSamples, ASlowerMachineIsNotARegressionOfThePlugin) {
+  BenchReport old = WithSamples(Around(10, 0.03, 25, 1));
+  BenchReport now = WithSamples(Around(7.5, 0.03, 25, 2));
+  old.results[0].ceiling_gbps = 20;
+  now.results[0].ceiling_gbps = 15.5;  // the host's memcpy fell by 22.5% too
+  const ComparisonRow machine = Compare(old, now).rows[0];
+  EXPECT_EQ(machine.verdict, ChangeVerdict::kUnstable);
+  EXPECT_TRUE(Contains(machine.note, "the host's own memcpy at this size changed by -22.5%"))
+      << machine.note;
+  EXPECT_TRUE(Contains(machine.note, "the machine was slower, not the plugin (-3."))
+      << machine.note;
+
+  // The host fell by 5%: against it the plugin still lost 21%.
+  now.results[0].ceiling_gbps = 19;
+  EXPECT_EQ(Compare(old, now).rows[0].verdict, ChangeVerdict::kRegression);
+  // No control in the old report (0): judged on the plugin alone.
+  old.results[0].ceiling_gbps = 0;
+  now.results[0].ceiling_gbps = 15.5;
+  EXPECT_EQ(Compare(old, now).rows[0].verdict, ChangeVerdict::kRegression);
+}
+
 TEST(CompareWithSamples, AnUnstableResultIsNeverARegression) {
   for (const bool old_stable : {true, false}) {
     const Comparison comparison =

@@ -25,6 +25,9 @@ struct Entry {
   std::vector<double> values;  // the samples; empty in an old report
   bool stable = true;
   std::optional<std::string> error;
+  // The host's own memcpy at the same size in the same run(s), GB/s: the
+  // control measured beside every memcpy result; 0 where there is none.
+  double ceiling = 0;
 };
 
 // How the rows are judged.
@@ -65,7 +68,8 @@ std::vector<Entry> EntriesOf(const BenchReport& report) {
     Entry entry{.median = result.gbps.median,
                 .values = result.gbps.values,
                 .stable = result.stable,
-                .error = result.error};
+                .error = result.error,
+                .ceiling = result.ceiling_gbps};
     entry.identity.series = SeriesKeyOf(result);
     entry.identity.bytes = result.bytes;
     entries.push_back(std::move(entry));
@@ -102,6 +106,28 @@ std::optional<double> PValueOf(const Entry& old, const Entry& now) {
     return std::nullopt;
   }
   return MannWhitneyU(old.values, now.values).p_value;
+}
+
+// Whether the machine rather than the plugin explains a bandwidth that
+// fell beyond the tolerance: the host's own memcpy at the same size, timed
+// in the same run(s), fell too, so that against it the plugin moved by no
+// more than the tolerance. Then says so ("the host's own memcpy ...");
+// nullopt when the control did not fall or a run has no ceiling.
+std::optional<std::string> MachineExplains(const Entry& old, const Entry& now,
+                                           const Criteria& criteria) {
+  if (criteria.lower_is_better) return std::nullopt;  // latency has no control
+  if (!(old.ceiling > 0 && now.ceiling > 0 && std::isfinite(old.ceiling) &&
+        std::isfinite(now.ceiling))) {
+    return std::nullopt;
+  }
+  const double ceiling_change = (now.ceiling - old.ceiling) / old.ceiling;
+  if (ceiling_change >= 0) return std::nullopt;
+  const double against_host = (now.median / now.ceiling) / (old.median / old.ceiling) - 1;
+  if (against_host < -criteria.tolerance) return std::nullopt;
+  return fmt::format(
+      "the host's own memcpy at this size changed by {} in the same run: the machine was "
+      "slower, not the plugin ({} against the host): not judged",
+      Signed(ceiling_change), Signed(against_host));
 }
 
 // Judges one result measured in both runs, or at least in one. `held`
@@ -159,11 +185,18 @@ ComparisonRow Judge(const Entry& old, const Entry& now, const Criteria& criteria
     row.note = row.note.empty() ? unsettled : row.note + "; " + unsettled;
     return row;
   }
+  if (better < 0) {
+    if (auto machine = MachineExplains(old, now, criteria)) {
+      row.verdict = ChangeVerdict::kUnstable;
+      row.note = fmt::format("changed by {}, but {}", Signed(*row.change), *machine);
+      return row;
+    }
+  }
   row.verdict = better < 0 ? ChangeVerdict::kRegression : ChangeVerdict::kImproved;
   return row;
 }
 
-void Count(Comparison& comparison, ChangeVerdict verdict) {
+void CountOne(Comparison& comparison, ChangeVerdict verdict) {
   switch (verdict) {
     case ChangeVerdict::kWithinTolerance:
       ++comparison.within_tolerance;
@@ -249,6 +282,13 @@ std::string_view ChangeVerdictName(ChangeVerdict verdict) {
   return "unknown";
 }
 
+void RecountVerdicts(Comparison& comparison) {
+  comparison.regressions = comparison.improvements = comparison.within_tolerance = 0;
+  comparison.not_significant = comparison.unstable = comparison.only_in_old = 0;
+  comparison.only_in_new = comparison.not_comparable = 0;
+  for (const ComparisonRow& row : comparison.rows) CountOne(comparison, row.verdict);
+}
+
 std::string RowName(const ComparisonRow& row) {
   if (row.series) return fmt::format("{} {}", SeriesName(*row.series), FormatByteSize(row.bytes));
   return OneLine(row.operation);
@@ -332,7 +372,7 @@ Expected<Comparison> CompareBenchReports(const BenchReport& old, const BenchRepo
     row.verdict = ChangeVerdict::kOnlyInOld;
     comparison.rows.push_back(std::move(row));
   }
-  for (const ComparisonRow& row : comparison.rows) Count(comparison, row.verdict);
+  RecountVerdicts(comparison);
   return comparison;
 }
 
@@ -344,9 +384,14 @@ std::string RenderComparison(const Comparison& comparison) {
   out += fmt::format(
       "Medians in {}; a regression is {} by more than {:g}% and beyond the noise of the two "
       "runs:\na two-sided Mann-Whitney U test of their samples, at {:g} for all results together "
-      "(Holm-Bonferroni).\nUnstable results are never regressions.\n\n",
-      unit, latency ? "slower" : "lower", comparison.tolerance * 100,
-      comparison.significance_level);
+      "(Holm-Bonferroni).\nUnstable results are never regressions.{}\n\n",
+      unit, latency ? "slower" : "lower", comparison.tolerance * 100, comparison.significance_level,
+      comparison.confirmation_runs == 0
+          ? ""
+          : fmt::format("\nResults that looked regressed were measured again in {} fresh run{} "
+                        "and judged on the median of all the runs.",
+                        comparison.confirmation_runs,
+                        comparison.confirmation_runs == 1 ? "" : "s"));
   size_t name_width = std::string_view("result").size();
   for (const ComparisonRow& row : comparison.rows) {
     name_width = std::max(name_width, RowName(row).size());
@@ -401,6 +446,7 @@ OrderedJson ComparisonToJson(const Comparison& comparison) {
           {"tolerance", comparison.tolerance},
           {"test", "two-sided Mann-Whitney U"},
           {"significance_level", comparison.significance_level},
+          {"confirmation_runs", comparison.confirmation_runs},
           {"old", comparison.old_label},
           {"new", comparison.new_label},
           {"regressions", comparison.regressions},

@@ -7,7 +7,10 @@
 //   - the move is not noise: a two-sided Mann–Whitney U test of the old
 //     run's samples against the new run's (statistics.h) gives p < alpha.
 // A result whose median had not settled in either run (not "stable") is
-// reported as unstable, never as a regression. A report from before the
+// reported as unstable, never as a regression; so is a bandwidth whose
+// control fell with it: the host's own memcpy at the same size, timed in
+// the same run, slower by so much that against it the plugin moved by no
+// more than the tolerance (the machine was slower, not the plugin). A report from before the
 // samples were kept is judged on its medians alone, and each row says so.
 #pragma once
 
@@ -75,7 +78,13 @@ struct Comparison {
   int only_in_old = 0;
   int only_in_new = 0;
   int not_comparable = 0;
+  // How many more runs re-measured the results that first looked
+  // regressed (regression_confirmation.h); 0 when none did.
+  int confirmation_runs = 0;
 };
+
+// Sets the counts of `comparison` from its rows' verdicts.
+void RecountVerdicts(Comparison& comparison);
 
 // Compares `now` with `old` at `tolerance` (0.10 for 10%) and the rank
 // test's `significance_level`. An error when the reports are of different
