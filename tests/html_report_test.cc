@@ -273,6 +273,48 @@ TEST(BenchHtmlTest, MemcpyPageEmbedsThePlotAndTheTable) {
   EXPECT_TRUE(Contains(page, "default-src &#39;none&#39;"));
 }
 
+TEST(BenchHtmlTest, AComparisonHeadsThePageWithRegressionsFirst) {
+  const bench::BenchReport report = bench::testing::SampleMemcpyReport();
+  bench::Comparison comparison;
+  comparison.kind = "memcpy";
+  comparison.tolerance = 0.10;
+  comparison.old_label = "sectl 0.1.0, " + std::string(kMarkup);
+  comparison.confirmation_runs = 2;
+  bench::ComparisonRow within;
+  within.series = bench::SeriesKeyOf(report.results[0]);
+  within.bytes = report.results[0].bytes;
+  within.old_median = 10;
+  within.new_median = 9.8;
+  within.change = -0.02;
+  bench::ComparisonRow regressed = within;
+  regressed.bytes = report.results[3].bytes;
+  regressed.new_median = std::nullopt;
+  regressed.change = std::nullopt;
+  regressed.verdict = bench::ChangeVerdict::kRegression;
+  regressed.note = "no longer measured: " + std::string(kMarkup);
+  comparison.rows = {within, regressed};
+  bench::RecountVerdicts(comparison);
+
+  const std::string page = bench::RenderBenchHtml(report, &comparison);
+  EXPECT_TRUE(Contains(page, "id=\"comparison\">Gate failed: 1 regression"));
+  EXPECT_TRUE(Contains(page, "measured again in 2 fresh runs"));
+  // The regression comes first, flagged, whatever its place in the run.
+  const auto regression_row = page.find("<tr class=\"flagged\"><td>h2d pinned async 1 MiB</td>");
+  const auto within_row = page.find("<td>h2d pinned async 4 KiB</td>");
+  ASSERT_NE(regression_row, std::string::npos) << page;
+  ASSERT_NE(within_row, std::string::npos);
+  EXPECT_LT(regression_row, within_row);
+  EXPECT_TRUE(Contains(page, ">regression</span>"));
+  EXPECT_TRUE(Contains(page, "no longer measured: " + std::string(kEscapedMarkup)));
+  EXPECT_FALSE(Contains(page, kMarkup));
+
+  comparison.rows = {within};
+  bench::RecountVerdicts(comparison);
+  EXPECT_TRUE(Contains(bench::RenderBenchHtml(report, &comparison),
+                       "class=\"verdict good\" id=\"comparison\">Gate passed"));
+  EXPECT_FALSE(Contains(bench::RenderBenchHtml(report), "id=\"comparison\""));
+}
+
 TEST(BenchHtmlTest, LatencyPageListsOperations) {
   const std::string page = bench::RenderBenchHtml(bench::testing::SampleLatencyReport());
   EXPECT_TRUE(Contains(page, "<h1>sectl bench latency</h1>"));
@@ -393,6 +435,16 @@ TEST_F(HtmlCommandTest, BenchWritesHtmlWithThePlotBesideJson) {
   ASSERT_EQ(latency.exit_code, 0) << latency.err;
   EXPECT_TRUE(latency.out.starts_with("<!DOCTYPE html>"));
   EXPECT_TRUE(Contains(latency.out, "enqueue_tiny_copy"));
+
+  // With --compare, the page carries the gate (here against the run just
+  // saved, with a tolerance nothing exceeds).
+  const CommandResult compared =
+      RunSectl({"bench", "memcpy", "--sizes", "4KiB,64KiB", "--budget", "0.01", "--no-progress",
+                "--compare", json_path, "--tolerance", "99%", "--html", html_path});
+  ASSERT_EQ(compared.exit_code, 0) << compared.out << compared.err;
+  const std::string gate_page = ReadFile(html_path);
+  EXPECT_TRUE(Contains(gate_page, "id=\"comparison\">Gate passed")) << gate_page;
+  EXPECT_TRUE(Contains(gate_page, "<td>d2d async 64 KiB</td>"));
 }
 
 }  // namespace

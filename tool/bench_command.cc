@@ -15,6 +15,7 @@
 #include "bench/bench_json.h"
 #include "bench/bench_plot.h"
 #include "bench/bench_table.h"
+#include "bench/regression_confirmation.h"
 #include "bench/run_bench.h"
 #include "isolation/interruption.h"
 #include "loader/plugin_library.h"
@@ -74,6 +75,13 @@ void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
                   "result the median of the runs' medians (with every run's samples): for a "
                   "gate that must not be swayed by one disturbed run")
       ->check(WholeNumberBetween(1, kMostRepeatRuns))
+      ->capture_default_str();
+  command
+      .add_option("--confirm-runs", options.confirm_runs,
+                  "With --compare: measure each result that looks regressed again in N fresh "
+                  "processes and judge it on the median of all the runs (0: judge the first run "
+                  "alone)")
+      ->check(WholeNumberBetween(0, kMostRepeatRuns))
       ->capture_default_str();
   command
       .add_option("--timeout", options.timeout_seconds,
@@ -163,11 +171,12 @@ Expected<bench::MemcpyBenchOptions> MemcpyOptions(const BenchCommandOptions& opt
   return memcpy;
 }
 
-std::string Render(const BenchReport& report, const BenchCommandOptions& options) {
+std::string Render(const BenchReport& report, const bench::Comparison* comparison,
+                   const BenchCommandOptions& options) {
   const std::string& format = options.report_format;
   if (format == "json") return bench::BenchReportToJsonText(report);
   if (format == "csv") return bench::RenderBenchCsv(report);
-  if (format == "html") return bench::RenderBenchHtml(report);
+  if (format == "html") return bench::RenderBenchHtml(report, comparison);
   const TableLayout layout = ChooseTableLayout(options.output_flags, options.output);
   return bench::RenderBenchTable(report, {.color = layout.color, .width = layout.width});
 }
@@ -179,18 +188,23 @@ bool AnyVerificationFailed(const BenchReport& report) {
   return false;
 }
 
-// Prints the comparison where it does not spoil a machine-readable report
-// on stdout, and says whether the gate passed.
-Expected<bool> CompareWithSaved(const BenchReport& saved, const BenchReport& report,
-                                const BenchCommandOptions& options) {
+// Compares the run with the saved report and re-measures what looks
+// regressed (regression_confirmation.h), with a progress bar of its own.
+Expected<bench::Comparison> CompareWithSaved(const BenchReport& saved, const BenchReport& report,
+                                             bench::BenchOptions run,
+                                             const BenchCommandOptions& options) {
   auto tolerance = ParsePercentage(options.tolerance);
   if (!tolerance) return tl::unexpected(tolerance.error().WithContext("--tolerance"));
   auto comparison = bench::CompareBenchReports(saved, report, *tolerance);
   if (!comparison) return tl::unexpected(comparison.error().WithContext(options.compare));
-  const bool report_on_stdout =
-      (options.output.empty() || options.output == "-") && options.report_format != "table";
-  std::fputs(bench::RenderComparison(*comparison).c_str(), report_on_stdout ? stderr : stdout);
-  return comparison->regressions == 0;
+  if (bench::HasRegressions(*comparison) && options.confirm_runs > 0) {
+    ProgressBar progress(!options.no_progress);
+    run.on_progress = [&](int done, int total, std::string_view step) {
+      progress.Update(done, total, step);
+    };
+    return bench::ConfirmRegressions(saved, report, *comparison, run, options.confirm_runs);
+  }
+  return comparison;
 }
 
 }  // namespace
@@ -324,22 +338,36 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
   // is no report.
   if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
 
-  if (auto written = WriteReport(options.output, Render(*report, options)); !written)
+  // The gate first, so that the HTML page can show it; its table is
+  // printed last, after the report.
+  std::optional<bench::Comparison> comparison;
+  if (saved) {
+    auto compared = CompareWithSaved(*saved, *report, run, options);
+    if (const int signal = isolation::InterruptedBy(); signal != 0)
+      return ReportInterruption(signal);
+    if (!compared) return ReportError(compared.error());
+    comparison = std::move(*compared);
+  }
+  const bench::Comparison* shown = comparison ? &*comparison : nullptr;
+
+  if (auto written = WriteReport(options.output, Render(*report, shown, options)); !written)
     return ReportError(written.error());
   if (is_memcpy && !options.plot.empty()) {
     if (auto drawn = WriteReport(options.plot, bench::RenderBandwidthSvg(*report)); !drawn)
       return ReportError(drawn.error());
   }
   if (!options.html_output.empty()) {
-    if (auto html = WriteReport(options.html_output, bench::RenderBenchHtml(*report)); !html)
+    if (auto html = WriteReport(options.html_output, bench::RenderBenchHtml(*report, shown)); !html)
       return ReportError(html.error());
   }
 
   bool passed = !AnyVerificationFailed(*report);
-  if (saved) {
-    auto gate = CompareWithSaved(*saved, *report, options);
-    if (!gate) return ReportError(gate.error());
-    passed = passed && *gate;
+  if (comparison) {
+    // Where it does not spoil a machine-readable report on stdout.
+    const bool report_on_stdout =
+        (options.output.empty() || options.output == "-") && options.report_format != "table";
+    std::fputs(bench::RenderComparison(*comparison).c_str(), report_on_stdout ? stderr : stdout);
+    passed = passed && comparison->regressions == 0;
   }
   return passed ? kExitSuccess : kExitPluginProblem;
 }

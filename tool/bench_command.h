@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/regression_confirmation.h"
 #include "tool/confinement_flags.h"
 #include "tool/output_flags.h"
 
@@ -32,6 +33,7 @@ struct BenchCommandOptions {
   std::string compare;
   std::string tolerance = "10%";
   int repeat_runs = 1;
+  int confirm_runs = bench::kDefaultConfirmRuns;
   double timeout_seconds = 60;
   std::string isolation = "process";
   bool no_progress = false;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <vector>
 
 #include "base/byte_sizes.h"
 #include "bench/bench_plot.h"
@@ -253,11 +254,74 @@ void WriteLatencyTable(HtmlWriter& out, const BenchReport& report) {
   out.Close("table");
 }
 
+// How a comparison row reads in the page, and whether it stands out.
+bool FailsTheGate(const ComparisonRow& row) { return row.verdict == ChangeVerdict::kRegression; }
+
+void WriteComparison(HtmlWriter& out, const Comparison& comparison) {
+  out.Element("h2", "Compared with the saved report");
+  const bool failed = comparison.regressions > 0;
+  out.Open("div",
+           {{"class", std::string("verdict ") + (failed ? "bad" : "good")}, {"id", "comparison"}});
+  out.Text(failed ? fmt::format("Gate failed: {} regression{}", comparison.regressions,
+                                comparison.regressions == 1 ? "" : "s")
+                  : "Gate passed");
+  out.Element(
+      "div",
+      fmt::format("{} improved, {} within tolerance ({:g}%), {} within noise, {} "
+                  "unstable, {} not comparable",
+                  comparison.improvements, comparison.within_tolerance, comparison.tolerance * 100,
+                  comparison.not_significant, comparison.unstable, comparison.not_comparable),
+      {{"class", "why"}});
+  out.Close("div");
+  std::string how = fmt::format(
+      "Old: {}. A regression is worse by more than {:g}% and beyond the noise of the two runs "
+      "(two-sided Mann-Whitney U at {:g} for all results together, Holm-Bonferroni).",
+      comparison.old_label, comparison.tolerance * 100, comparison.significance_level);
+  if (comparison.confirmation_runs > 0) {
+    how += fmt::format(
+        " Results that looked regressed were measured again in {} fresh run{}: each must be "
+        "worse in every run, and in the median of all of them.",
+        comparison.confirmation_runs, comparison.confirmation_runs == 1 ? "" : "s");
+  }
+  out.Element("p", how, {{"class", "muted"}});
+  out.Open("table", {{"class", "results"}});
+  out.Raw(
+      "<thead><tr><th>Result</th><th class=\"number\">Old</th><th class=\"number\">New</th>"
+      "<th class=\"number\">Change</th><th class=\"number\">p</th><th>Verdict</th></tr>"
+      "</thead><tbody>");
+  // Regressions first: what failed the gate is what a reader came for.
+  std::vector<const ComparisonRow*> rows;
+  for (const ComparisonRow& row : comparison.rows) rows.push_back(&row);
+  std::stable_partition(rows.begin(), rows.end(),
+                        [](const ComparisonRow* row) { return FailsTheGate(*row); });
+  auto number = [](const std::optional<double>& value) {
+    return value ? FormatMeasurement(*value) : std::string("—");
+  };
+  for (const ComparisonRow* row : rows) {
+    out.Open("tr", {{"class", FailsTheGate(*row) ? "flagged" : ""}});
+    out.Element("td", RowName(*row));
+    out.Element("td", number(row->old_median), {{"class", "number"}});
+    out.Element("td", number(row->new_median), {{"class", "number"}});
+    out.Element("td", row->change ? fmt::format("{:+.1f}%", *row->change * 100) : "",
+                {{"class", "number"}});
+    out.Element("td", row->p_value ? FormatPValue(*row->p_value) : "—", {{"class", "number"}});
+    out.Open("td", {{"class", "notes"}});
+    out.Element("span", ChangeVerdictName(row->verdict),
+                {{"class", FailsTheGate(*row) ? "tag flag" : "tag note"}});
+    if (!row->note.empty()) out.Element("div", row->note);
+    out.Close("td");
+    out.Close("tr");
+  }
+  out.Raw("</tbody>");
+  out.Close("table");
+}
+
 }  // namespace
 
-std::string RenderBenchHtml(const BenchReport& report) {
+std::string RenderBenchHtml(const BenchReport& report, const Comparison* comparison) {
   HtmlWriter out;
   WriteHeader(out, report);
+  if (comparison != nullptr) WriteComparison(out, *comparison);
   if (report.kind == "latency") {
     WriteLatencyTable(out, report);
   } else {
