@@ -226,16 +226,6 @@ TEST(CombineRuns, TheMedianIsTheMedianOfTheRunsMedians) {
 // ---------------------------------------------------------------------------
 // The gate with samples
 
-// `count` samples around `median`, each off by up to `noise` (a fraction),
-// from a fixed seed: the same every time the test runs.
-std::vector<double> Around(double median, double noise, int count, unsigned seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<double> off(-noise, noise);
-  std::vector<double> values;
-  for (int i = 0; i < count; ++i) values.push_back(median * (1 + off(generator)));
-  return values;
-}
-
 // TwoSizes whose 4 KiB result holds `small` as its samples.
 BenchReport WithSamples(const std::vector<double>& small, bool stable = true) {
   BenchReport report = TwoSizes(10, 20);

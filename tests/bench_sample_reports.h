@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "bench/bench_report.h"
 
@@ -25,6 +27,17 @@ inline Distribution Gbps(double median, double width = 0.1) {
           .max = median * (1 + width),
           .spread = 1.5 * width,
           .samples = 25};
+}
+
+// `count` samples spread evenly at random within `noise` (0.03: 3%) of
+// `median`, the same for the same `seed`.
+inline std::vector<double> Around(double median, double noise, int count, unsigned seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<double> off(-noise, noise);
+  std::vector<double> values;
+  values.reserve(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) values.push_back(median * (1 + off(generator)));
+  return values;
 }
 
 inline BandwidthResult Bandwidth(Direction direction, HostMemory memory, CopyMode mode,

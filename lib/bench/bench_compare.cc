@@ -38,19 +38,6 @@ struct Criteria {
   size_t tested = 0;  // how many results had a rank test
 };
 
-// What makes two results the same measurement, ordered for a map.
-using Identity = std::tuple<bool, int, int, int, uint64_t, std::string>;
-
-Identity IdentityOf(const ComparisonRow& row) {
-  const SeriesKey key = row.series.value_or(SeriesKey{});
-  return {row.series.has_value(),
-          static_cast<int>(key.direction),
-          static_cast<int>(key.host_memory),
-          static_cast<int>(key.mode),
-          row.bytes,
-          row.operation};
-}
-
 std::vector<Entry> EntriesOf(const BenchReport& report) {
   std::vector<Entry> entries;
   if (report.kind == "latency") {
@@ -78,9 +65,9 @@ std::vector<Entry> EntriesOf(const BenchReport& report) {
 }
 
 // Each entry's position by identity; an error when one appears twice.
-Expected<std::map<Identity, size_t>> IndexEntries(const std::vector<Entry>& entries,
-                                                  std::string_view which) {
-  std::map<Identity, size_t> index;
+Expected<std::map<ResultIdentity, size_t>> IndexEntries(const std::vector<Entry>& entries,
+                                                        std::string_view which) {
+  std::map<ResultIdentity, size_t> index;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!index.emplace(IdentityOf(entries[i].identity), i).second) {
       return Fail(ErrorCode::kInvalidArgument,
@@ -280,6 +267,16 @@ std::string_view ChangeVerdictName(ChangeVerdict verdict) {
       return "not_comparable";
   }
   return "unknown";
+}
+
+ResultIdentity IdentityOf(const ComparisonRow& row) {
+  const SeriesKey key = row.series.value_or(SeriesKey{});
+  return {row.series.has_value(),
+          static_cast<int>(key.direction),
+          static_cast<int>(key.host_memory),
+          static_cast<int>(key.mode),
+          row.bytes,
+          row.operation};
 }
 
 void RecountVerdicts(Comparison& comparison) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "base/error.h"
@@ -82,6 +83,11 @@ struct Comparison {
   // regressed (regression_confirmation.h); 0 when none did.
   int confirmation_runs = 0;
 };
+
+// What makes two results the same measurement (a copy path and size, or a
+// latency operation), ordered for a map.
+using ResultIdentity = std::tuple<bool, int, int, int, uint64_t, std::string>;
+ResultIdentity IdentityOf(const ComparisonRow& row);
 
 // Sets the counts of `comparison` from its rows' verdicts.
 void RecountVerdicts(Comparison& comparison);

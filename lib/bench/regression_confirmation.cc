@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <tuple>
 #include <utility>
 
 #include "base/byte_sizes.h"
@@ -15,17 +14,9 @@ namespace sectl::bench {
 namespace {
 
 // What makes two rows or results the same measurement.
-using Key = std::tuple<bool, int, int, int, uint64_t, std::string>;
+using Key = ResultIdentity;
 
-Key KeyOf(const ComparisonRow& row) {
-  const SeriesKey series = row.series.value_or(SeriesKey{});
-  return {row.series.has_value(),
-          static_cast<int>(series.direction),
-          static_cast<int>(series.host_memory),
-          static_cast<int>(series.mode),
-          row.bytes,
-          row.operation};
-}
+Key KeyOf(const ComparisonRow& row) { return IdentityOf(row); }
 
 Key KeyOf(const BandwidthResult& result) {
   ComparisonRow row;
