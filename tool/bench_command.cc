@@ -79,8 +79,8 @@ void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
   command
       .add_option("--confirm-runs", options.confirm_runs,
                   "With --compare: measure each result that looks regressed again in N fresh "
-                  "processes and judge it on the median of all the runs (0: judge the first run "
-                  "alone)")
+                  "processes; it stays a regression only if every run, and all of them "
+                  "together, show it (0: judge the first run alone)")
       ->check(WholeNumberBetween(0, kMostRepeatRuns))
       ->capture_default_str();
   command
