@@ -178,6 +178,43 @@ TEST(ApplyConfirmation, ALuckyBaselineIsNotARegressionOfThePlugin) {
       << confirmed.rows[0].note;
 }
 
+// Latency: higher is worse, and an operation is re-measured the same way.
+TEST(ApplyConfirmation, ALatencySpikeInOneRunIsNotConfirmed) {
+  auto latency_run = [](double callback_ns, unsigned seed) {
+    BenchReport report = Provenance("latency");
+    for (const char* operation : {"enqueue_tiny_copy", "host_callback_round_trip"}) {
+      LatencyResult result;
+      result.operation = operation;
+      const bool spiking = std::string(operation) == "host_callback_round_trip";
+      result.ns = Describe(Around(spiking ? callback_ns : 500, 0.02, 25, seed++));
+      report.latency.push_back(result);
+    }
+    return report;
+  };
+  const BenchReport saved = latency_run(2000, 1);
+  const Comparison first = Compare(saved, latency_run(8000, 50));  // 4x slower once
+  ASSERT_EQ(first.regressions, 1);
+  EXPECT_EQ(first.rows[1].verdict, ChangeVerdict::kRegression);
+  const auto combined =
+      CombineBenchRuns({latency_run(8000, 50), latency_run(2010, 100), latency_run(1990, 150)});
+  ASSERT_TRUE(combined);
+  const Comparison cleared = ApplyConfirmation(
+      first, Compare(saved, *combined),
+      {Compare(saved, latency_run(2010, 100)), Compare(saved, latency_run(1990, 150))});
+  EXPECT_EQ(cleared.regressions, 0);
+  EXPECT_NE(cleared.rows[1].note.find("not confirmed: +300."), std::string::npos)
+      << cleared.rows[1].note;
+
+  // Slower in every run: confirmed.
+  const auto slower =
+      CombineBenchRuns({latency_run(8000, 50), latency_run(7900, 100), latency_run(8100, 150)});
+  ASSERT_TRUE(slower);
+  const Comparison confirmed = ApplyConfirmation(
+      first, Compare(saved, *slower),
+      {Compare(saved, latency_run(7900, 100)), Compare(saved, latency_run(8100, 150))});
+  EXPECT_EQ(confirmed.regressions, 1);
+}
+
 TEST(ApplyConfirmation, OnlyRegressionsAreReJudged) {
   const BenchReport saved = MeasuredRun(10, 1);
   Comparison first = Compare(saved, MeasuredRun(8, 50));
