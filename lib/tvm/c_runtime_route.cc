@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "tvm/byte_tensor.h"
 #include "tvm/c_runtime_abi.h"
 
 namespace sectl::tvm {
@@ -51,27 +52,6 @@ EntryPoints BindAll(const loader::PluginLibrary& library, std::vector<std::strin
   return entry;
 }
 
-// A contiguous 1-D uint8 DLTensor over `bytes` at `place`: TVM's public
-// CopyDataFromTo checks both sides' byte sizes and contiguity, then copies
-// data + byte_offset.
-struct ByteTensor {
-  int64_t shape;
-  DLTensor tensor;
-};
-
-ByteTensor MakeByteTensor(const Place& place, size_t bytes, DLDevice device) {
-  ByteTensor out{};
-  out.shape = static_cast<int64_t>(bytes);
-  out.tensor.data = place.pointer;
-  out.tensor.device = place.side == Side::kHost ? DLDevice{kDLCPU, 0} : device;
-  out.tensor.ndim = 1;
-  out.tensor.dtype = DLDataType{kDLUInt, 8, 1};
-  out.tensor.shape = &out.shape;
-  out.tensor.strides = nullptr;
-  out.tensor.byte_offset = place.offset;
-  return out;
-}
-
 class CRuntimeRoute final : public DeviceApiRoute {
  public:
   CRuntimeRoute(EntryPoints entry, int device_type) : entry_(entry), device_type_(device_type) {}
@@ -115,9 +95,9 @@ class CRuntimeRoute final : public DeviceApiRoute {
   }
   Expected<void> CopyDataFromTo(const Place& from, const Place& to, size_t bytes, int device_id,
                                 RouteStream stream) override {
-    ByteTensor source = MakeByteTensor(from, bytes, Device(device_id));
-    ByteTensor target = MakeByteTensor(to, bytes, Device(device_id));
-    return Dispatch("TVMDeviceCopyDataFromTo", entry_.copy, &source.tensor, &target.tensor, stream);
+    ByteTensor source(from, bytes, Device(device_id));
+    ByteTensor target(to, bytes, Device(device_id));
+    return Dispatch("TVMDeviceCopyDataFromTo", entry_.copy, source.get(), target.get(), stream);
   }
   Expected<RouteStream> CreateStream(int device_id) override {
     c_abi::StreamHandle out = nullptr;
