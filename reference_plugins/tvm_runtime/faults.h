@@ -1,6 +1,10 @@
-// The defects the faulty variants of the reference TVM runtime seed, one
+// The defects the faulty variants of the reference TVM runtimes seed, one
 // FAULT_* macro per variant (CMakeLists.txt), each caught by exactly one
-// tvm_device_api.* check (tests/tvm_runtime_test.cc):
+// tvm_device_api.* check. The device core's faults (device_core.cc,
+// stream_queue.cc) are built into both flavours, faulty_tvm_runtime_<fault>
+// (tests/tvm_runtime_test.cc) and faulty_tvm_ffi_runtime_<fault>
+// (tests/tvm_ffi_runtime_test.cc), but for IGNORES_STREAM_DEPENDENCY, which
+// tvm-ffi cannot show (CMakeLists.txt says why):
 //
 //   FAULT_MISALIGNED_4096              4096-byte data spaces lose their 64-byte
 //                                      alignment                   -> alignment
@@ -24,5 +28,12 @@
 //   FAULT_AVAILABLE_NEVER_CHANGES      kAvailableGlobalMemory ignores what is held
 //                                                                  -> memory_attributes
 //   FAULT_SILENT_ALLOCATION_FAILURE    a failed allocation returns 0 and a null
-//                                      pointer, with no error      -> errors_reported
+//                                      pointer, with no error (on tvm-ffi: a
+//                                      Tensor whose data is null)  -> errors_reported
+//
+// The tvm-ffi front end's own (ffi_globals.cc), in faulty_tvm_ffi_runtime_<fault>:
+//
+//   FAULT_ERROR_WITHOUT_MESSAGE        a failed TVMTensorAllocWithScope raises an
+//                                      Error whose message is empty
+//                                                                  -> errors_reported
 #pragma once
