@@ -126,7 +126,10 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.alignment", kRequired,
                             "Device memory taken from `malloc` (16-byte aligned) or carved out "
                             "of a pool at unaligned offsets.",
                         .how_to_fix = "Align every allocation to at least 64 bytes.",
-                        .proven_by = "`MISALIGNED_ALLOCATION`") {
+                        .proven_by =
+                            "`MISALIGNED_ALLOCATION`; the runtime route: "
+                            "`FAULT_MISALIGNED_4096` (reference_plugins/tvm_runtime, "
+                            "C API and tvm-ffi)") {
   DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   nlohmann::json above_64 = nlohmann::json::object();
@@ -191,7 +194,10 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.copy_with_offsets", kRequired,
                         .how_to_fix =
                             "Resolve every pointer to its allocation and the offset within it; "
                             "copy exactly the bytes asked for.",
-                        .proven_by = "`DTOD_IGNORES_OFFSET`") {
+                        .proven_by =
+                            "`DTOD_IGNORES_OFFSET`; the runtime route: "
+                            "`FAULT_DTOD_IGNORES_TARGET_OFFSET` "
+                            "(reference_plugins/tvm_runtime, C API and tvm-ffi)") {
   DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   constexpr size_t kAllocation = 3 * 4096 + 17;
@@ -268,7 +274,9 @@ SECTL_CHECK_IN_PROFILES(
         "Copy the host bytes before `memcpy_htod` returns (into a staging buffer or pinned "
         "memory), or have the TVM backend over the plugin synchronise before reusing the buffer.",
     .proven_by =
-        "the bundled `cpu` reference plugin (its stream thread reads host buffers later)") {
+        "the bundled `cpu` reference plugin (its stream thread reads host buffers later); the "
+        "runtime route: `FAULT_READS_HOST_BUFFER_LATE` (reference_plugins/tvm_runtime, C API "
+        "and tvm-ffi)") {
   DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   // A long copy first, so that an asynchronous plugin is still busy when
@@ -323,13 +331,18 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.sync_stream_from_to", kRequired,
                         .how_to_fix =
                             "Make `to` wait for everything enqueued on `from` before the call "
                             "(see stream.dependency).",
-                        .proven_by = "`DEPENDENCY_IGNORED`") {
+                        .proven_by =
+                            "`DEPENDENCY_IGNORED`; the runtime route: "
+                            "`FAULT_IGNORES_STREAM_DEPENDENCY` "
+                            "(reference_plugins/tvm_runtime, C API only: skipped "
+                            "through tvm-ffi)") {
   if (check.settings().abi != loader::PluginAbi::kTvmRuntime) {
     conform::SkipUnlessProvided(
         check, {abi::PluginFunction::kCreateStream, abi::PluginFunction::kCreateStreamDependency,
                 abi::PluginFunction::kHostCallback});
   }
   DeviceApi& api = check.tvm_route();
+  if (const auto limit = api.CopyStreamLimit()) check.Skip(*limit);
   const int id = DeviceUnderTest(check);
   constexpr size_t kBytes = 2 * kMiB;
   constexpr int kRounds = 3;
@@ -388,7 +401,10 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.workspace_reuse", kRecommended,
                         .how_to_fix =
                             "Let the allocator (a plugin's `deallocate`) free any live block, "
                             "whatever order blocks are freed in.",
-                        .proven_by = "`OUT_OF_ORDER_FREE_LEAKS`") {
+                        .proven_by =
+                            "`OUT_OF_ORDER_FREE_LEAKS`; the runtime route: "
+                            "`FAULT_WORKSPACE_NEVER_REUSED` "
+                            "(reference_plugins/tvm_runtime, C API and tvm-ffi)") {
   DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   const auto available = [&] {
@@ -439,7 +455,9 @@ SECTL_CHECK_IN_PROFILES(
         "runtime, the ids answering 1 run from 0 without a gap and can be allocated on",
     .common_mistakes = "A device count that changes from call to call (see device.count).",
     .how_to_fix = "Enumerate devices once and report the same count from then on.",
-    .proven_by = "`UNSTABLE_DEVICE_COUNT`") {
+    .proven_by =
+        "`UNSTABLE_DEVICE_COUNT`; the runtime route: `FAULT_EXIST_BEYOND_COUNT` "
+        "(reference_plugins/tvm_runtime, C API and tvm-ffi)") {
   DeviceApi& api = check.tvm_route();
   if (api.IsTvmRuntime()) {
     CheckExistOnRuntime(check, api);
@@ -485,7 +503,10 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.memory_attributes", kRecommended,
                         .how_to_fix =
                             "Report free memory as the device or the allocator sees it at the "
                             "time of the call.",
-                        .proven_by = "`FREE_NEVER_DROPS`") {
+                        .proven_by =
+                            "`FREE_NEVER_DROPS`; the runtime route: "
+                            "`FAULT_AVAILABLE_NEVER_CHANGES` "
+                            "(reference_plugins/tvm_runtime, C API and tvm-ffi)") {
   DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
   auto total = check.Require(api.GetAttr(id, tvm::DeviceAttrKind::kTotalGlobalMemory), "GetAttr");

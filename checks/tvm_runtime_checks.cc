@@ -112,7 +112,8 @@ SECTL_CHECK_IN_PROFILES(
         "50 times: `TVMStreamCreate` gives a stream or null (a device with one queue), "
         "`TVMSetStream` accepts it and null, a 64 KiB host-to-device copy and its read-back "
         "with byte offsets on that stream are exact after `TVMSynchronize`, `TVMStreamFree` "
-        "frees it",
+        "frees it (through tvm-ffi: the `runtime.Device_*` globals, with the round trip on the "
+        "null stream, since no tvm-ffi copy takes a stream)",
     .common_mistakes =
         "SetStream rejecting streams the runtime itself created; StreamSync returning before the "
         "stream's copies have run",
@@ -126,6 +127,11 @@ SECTL_CHECK_IN_PROFILES(
   constexpr size_t kOffset = 40;
   constexpr int kRounds = 50;
   void* memory = check.Require(api.AllocDataSpace(id, kBytes + kOffset, 64), "AllocDataSpace");
+  // Where no copy can be queued on a chosen stream (tvm-ffi), the round
+  // trip goes on the null stream, and the created stream is still set,
+  // synchronised and freed.
+  const auto copy_limit = api.CopyStreamLimit();
+  if (copy_limit) check.details()["copies_on"] = "the null stream: " + *copy_limit;
   int null_streams = 0;
   for (int round = 0; round < kRounds; ++round) {
     tvm::RouteStream stream = check.Require(api.CreateStream(id), "CreateStream");
@@ -136,17 +142,20 @@ SECTL_CHECK_IN_PROFILES(
     }
     const auto sent = conform::TestPattern(kBytes, 60 + static_cast<unsigned>(round % 7));
     std::vector<unsigned char> received(kBytes + kOffset, 0xEE);
-    check.Require(api.CopyDataFromTo({tvm::Side::kHost, const_cast<unsigned char*>(sent.data()), 0},
-                                     {tvm::Side::kDevice, memory, kOffset}, kBytes, id, stream),
-                  "CopyDataFromTo host to device");
+    const tvm::RouteStream copy_stream = copy_limit ? nullptr : stream;
+    check.Require(
+        api.CopyDataFromTo({tvm::Side::kHost, const_cast<unsigned char*>(sent.data()), 0},
+                           {tvm::Side::kDevice, memory, kOffset}, kBytes, id, copy_stream),
+        "CopyDataFromTo host to device");
     check.Require(
         api.CopyDataFromTo({tvm::Side::kDevice, memory, kOffset},
-                           {tvm::Side::kHost, received.data(), kOffset}, kBytes, id, stream),
+                           {tvm::Side::kHost, received.data(), kOffset}, kBytes, id, copy_stream),
         "CopyDataFromTo device to host");
     if (auto synced = api.StreamSync(id, stream); !synced) {
       check.Abort(
           fmt::format("StreamSync on a created stream failed: {}", synced.error().message()));
     }
+    if (copy_stream != stream) check.Require(api.StreamSync(id, copy_stream), "StreamSync");
     if (const auto difference =
             conform::FirstDifference(sent.data(), received.data() + kOffset, kBytes);
         !difference.empty()) {
@@ -220,25 +229,30 @@ SECTL_CHECK_IN_PROFILES(
         "code's error paths) raises TVMGetLastError's text; an allocation that fails silently "
         "hands generated code a null buffer to write to",
     .establishes =
-        "on a TVM runtime, `TVMDeviceAllocDataSpace` of 2^62 bytes returns nonzero and "
-        "`TVMGetLastError` then gives a non-empty message",
+        "on a TVM runtime, `TVMDeviceAllocDataSpace` of 2^60 bytes returns nonzero and "
+        "`TVMGetLastError` then gives a non-empty message (through tvm-ffi: "
+        "`runtime.TVMTensorAllocWithScope` returns -1 and raises an Error with a message)",
     .common_mistakes =
         "returning 0 with a null pointer; returning -1 without setting the last error",
     .how_to_fix =
         "catch the allocator's failure, set the message (TVMAPISetLastError or an exception "
         "caught at the C boundary) and return -1",
-    .proven_by = "`FAULT_SILENT_ALLOCATION_FAILURE` (reference_plugins/tvm_runtime)") {
+    .proven_by =
+        "`FAULT_SILENT_ALLOCATION_FAILURE` (reference_plugins/tvm_runtime, C API and "
+        "tvm-ffi) and `FAULT_ERROR_WITHOUT_MESSAGE` (tvm-ffi)") {
   tvm::DeviceApiRoute& api = check.tvm_route();
   RequireTvmRuntime(check, api,
                     "the adapter's errors are sectl's own; memory.* checks cover the plugin's "
                     "allocation failures");
   const int id = check.settings().device_ordinal;
-  constexpr size_t kImpossible = size_t{1} << 62;
+  // 1 EiB: no device has it, and TVM's tensor size rule (bits x elements
+  // in a size_t) still holds it without wrapping, as 2^62 would not.
+  constexpr size_t kImpossible = size_t{1} << 60;
   auto pointer = api.AllocDataSpace(id, kImpossible, 64);
   if (pointer) {
     if (*pointer != nullptr) (void)api.FreeDataSpace(id, *pointer);
     check.Abort(
-        fmt::format("AllocDataSpace of 2^62 bytes returned 0 and {}: a failure that "
+        fmt::format("AllocDataSpace of 2^60 bytes returned 0 and {}: a failure that "
                     "reports no error",
                     *pointer));
   }
@@ -246,8 +260,8 @@ SECTL_CHECK_IN_PROFILES(
   check.details()["message"] = message.value_or("");
   if (!message || message->empty()) {
     check.Fail(
-        "AllocDataSpace of 2^62 bytes failed, but TVMGetLastError is empty: the caller "
-        "cannot say why");
+        "AllocDataSpace of 2^60 bytes failed, but TVMGetLastError (or the raised Error's "
+        "message) is empty: the caller cannot say why");
   }
 }
 

@@ -56,6 +56,12 @@ bundled_plugin=$(grep -o '"path": "[^"]*"' <<<"$probe_output" | head -n 1 | cut 
 [[ $bundled_plugin == "$prefix"/*/sectl/plugins/sectl_cpu.so ]] ||
   fail "sectl probe loaded '$bundled_plugin', not the plugin installed under $prefix"
 
+step "the installed reference TVM runtimes (C API and tvm-ffi) pass the tvm-device-api profile"
+for runtime in sectl_tvm_runtime sectl_tvm_ffi_runtime; do
+  quietly "$sectl" conform "$(dirname "$bundled_plugin")/$runtime.so" --profile tvm-device-api \
+    --tvm-device-type cpu --timeout 30
+done
+
 step "the installed validation layer is where sectl says, and wraps the installed plugin"
 layer=$("$sectl" validate where) || fail "sectl validate where exited with status $?"
 [[ $layer == "$prefix"/*/libsectl_validate.so && -f $layer ]] ||

@@ -103,9 +103,43 @@ Expected<OutputFormats> ChooseOutputFormats(const ConformCommandOptions& options
   return formats;
 }
 
-int ListChecks(const ConformCommandOptions& options, const conform::SelectionOptions& selection,
-               const std::string& format) {
-  const auto plan = conform::PlanChecks(options.profile, selection);
+// The profile that runs on a plugin of `abi`: a TVM runtime library has
+// one, its DeviceAPI's, and a TVM C Device API plugin its own; the default
+// (TensorFlow's) profile becomes theirs, another is a usage error.
+Expected<std::string> ProfileForAbi(const std::string& profile, loader::PluginAbi abi) {
+  if (abi == loader::PluginAbi::kTvmRuntime) {
+    if (profile == conform::kTensorFlowProfile) return std::string("tvm-device-api");
+    if (profile != "tvm-device-api") {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--profile {} does not apply to a tvm-runtime library", profile));
+    }
+    return profile;
+  }
+  if (abi == loader::PluginAbi::kTvmCDevice && profile == conform::kTensorFlowProfile) {
+    return std::string("tvm-c-device");
+  }
+  if ((abi == loader::PluginAbi::kTvmCDevice) != (profile == "tvm-c-device")) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--profile {} does not apply to a {} plugin", profile,
+                            loader::PluginAbiName(abi)));
+  }
+  return profile;
+}
+
+// The profile --list lists: the one a run on the named plugin (or the
+// --abi given) would run; with neither, the profile asked.
+Expected<std::string> ProfileToList(const ConformCommandOptions& options) {
+  if (options.plugin.empty() && options.abi == "auto") return options.profile;
+  auto plugin = ChoosePluginPath(options.plugin, "sectl_cpu");
+  if (!plugin) return tl::unexpected(plugin.error());
+  auto abi = loader::ChoosePluginAbi(options.abi, *plugin);
+  if (!abi) return tl::unexpected(abi.error());
+  return ProfileForAbi(options.profile, *abi);
+}
+
+int ListChecks(const ConformCommandOptions& options, const std::string& profile,
+               const conform::SelectionOptions& selection, const std::string& format) {
+  const auto plan = conform::PlanChecks(profile, selection);
   std::string text;
   if (format == "json") {
     nlohmann::ordered_json checks = nlohmann::ordered_json::array();
@@ -285,8 +319,10 @@ int RunConformCommand(const ConformCommandOptions& options) {
   const auto formats = ChooseOutputFormats(options);
   if (!formats) return ReportUsageError(formats.error().message());
   if (options.list) {
-    if (auto none = NoCheckSelected(options.profile, selection)) return ReportUsageError(*none);
-    return ListChecks(options, selection, formats->list);
+    auto profile = ProfileToList(options);
+    if (!profile) return ReportUsageError(profile.error().message());
+    if (auto none = NoCheckSelected(*profile, selection)) return ReportUsageError(*none);
+    return ListChecks(options, *profile, selection, formats->list);
   }
   // An --html file that cannot be written is found before the checks run.
   if (auto html = CheckReportDestination(options.html_output, "--html"); !html) {
@@ -319,21 +355,9 @@ int RunConformCommand(const ConformCommandOptions& options) {
   if (!device_type) return ReportUsageError(device_type.error().message());
   run.settings.tvm_device_type = *device_type;
   if (options.tvm_device_id) run.settings.device_ordinal = *options.tvm_device_id;
-  if (*abi == loader::PluginAbi::kTvmRuntime) {
-    // A TVM runtime library has one profile: its DeviceAPI.
-    if (options.profile == conform::kTensorFlowProfile) {
-      run.profile = "tvm-device-api";
-    } else if (options.profile != "tvm-device-api") {
-      return ReportUsageError(
-          fmt::format("--profile {} does not apply to a tvm-runtime library", options.profile));
-    }
-  } else if (*abi == loader::PluginAbi::kTvmCDevice &&
-             options.profile == conform::kTensorFlowProfile) {
-    run.profile = "tvm-c-device";
-  } else if ((*abi == loader::PluginAbi::kTvmCDevice) != (options.profile == "tvm-c-device")) {
-    return ReportUsageError(fmt::format("--profile {} does not apply to a {} plugin",
-                                        options.profile, loader::PluginAbiName(*abi)));
-  }
+  auto profile = ProfileForAbi(options.profile, *abi);
+  if (!profile) return ReportUsageError(profile.error().message());
+  run.profile = *profile;
   if (auto none = NoCheckSelected(run.profile, selection)) return ReportUsageError(*none);
   run.selection = selection;
   run.jobs = options.jobs > 0 ? options.jobs

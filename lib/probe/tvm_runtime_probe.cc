@@ -34,11 +34,6 @@ Expected<nlohmann::json> Collect(const TvmRuntimeProbeOptions& options) {
   probe["abi"] = "tvm-runtime";
   probe["route"] = tvm::RuntimeFlavourName(tvm::RecogniseRuntimeFlavour(*library));
   probe["device_types"] = nlohmann::json::array();
-  if (tvm::RecogniseRuntimeFlavour(*library) == tvm::RuntimeFlavour::kTvmFfi) {
-    probe["note"] =
-        "sectl does not reach a DeviceAPI through tvm-ffi yet (docs/tvm-runtime-abi.md)";
-    return probe;
-  }
   for (int type : tvm::NamedDeviceTypes()) {
     auto route = tvm::OpenRuntimeRoute(*library, type);
     if (!route) return tl::unexpected(route.error());
@@ -117,8 +112,6 @@ std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe) {
   out += fmt::format("TVM runtime  {}\n", probe.value("plugin", ""));
   out += fmt::format("SHA-256      {}\n", probe.value("sha256", ""));
   out += fmt::format("Route        {}\n", probe.value("route", ""));
-  if (probe.contains("note"))
-    out += fmt::format("Note         {}\n", probe["note"].get<std::string>());
   const auto& types = probe["device_types"];
   if (types.empty()) out += "\nNo device type answers kExist 1 for device 0.\n";
   for (const auto& type : types) {

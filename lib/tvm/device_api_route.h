@@ -5,10 +5,14 @@
 //     (what a vendor's TVM backend over the same plugin would do);
 //   - over a TVM runtime library up to v0.20, through the C entry points it
 //     exports (TVMDeviceAllocDataSpace, TVMStreamCreate, ...;
-//     c_runtime_route.h), never through DeviceAPI's C++ vtable.
+//     c_runtime_route.h), never through DeviceAPI's C++ vtable;
+//   - over a TVM runtime library from v0.21 on, through tvm-ffi's global
+//     functions (runtime.Device_StreamCreate, runtime.TVMTensorCopyFromTo,
+//     ...; ffi_runtime_route.h).
 //
 // Every method takes the device id; the device type is the route's. Errors
-// carry the runtime's own message (TVMGetLastError on the C route).
+// carry the runtime's own message (TVMGetLastError on the C route, the
+// raised Error's kind and message on the tvm-ffi route).
 #pragma once
 
 #include <dlpack/dlpack.h>
@@ -74,6 +78,12 @@ class DeviceApiRoute {
   // Keeps `stream` busy for a while (tens of milliseconds), so that work
   // queued after it on the stream is still pending: for ordering checks.
   virtual Expected<void> HoldUpStream(int device_id, RouteStream stream) = 0;
+
+  // Why CopyDataFromTo and HoldUpStream take only the null stream on this
+  // route (asked for another, they fail without calling the runtime), or
+  // nullopt where they take any stream. Checks that need work queued on a
+  // chosen stream skip with this reason.
+  virtual std::optional<std::string> CopyStreamLimit() const { return std::nullopt; }
 
   // What the runtime said about its last failed call (TVMGetLastError's
   // text, possibly empty), or nullopt where the route has no such channel

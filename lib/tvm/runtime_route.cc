@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tvm/c_runtime_route.h"
+#include "tvm/ffi_runtime_route.h"
 
 namespace sectl::tvm {
 
@@ -35,12 +36,7 @@ Expected<std::unique_ptr<DeviceApiRoute>> OpenRuntimeRoute(const loader::PluginL
     case RuntimeFlavour::kCApi:
       return MakeCRuntimeRoute(library, device_type);
     case RuntimeFlavour::kTvmFfi:
-      return Fail(ErrorCode::kUnimplemented,
-                  fmt::format("{}: offers TVM's DeviceAPI through tvm-ffi only (TVM v0.21 and "
-                              "later: TVMFFIFunctionGetGlobal, runtime.Device_StreamCreate, ...); "
-                              "sectl reaches TVM up to v0.20 through its C API, and the tvm-ffi "
-                              "route is not implemented yet (docs/tvm-runtime-abi.md)",
-                              library.path()));
+      return MakeFfiRuntimeRoute(library, device_type);
     case RuntimeFlavour::kNone:
       break;
   }

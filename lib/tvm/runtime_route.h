@@ -21,8 +21,8 @@ RuntimeFlavour RecogniseRuntimeFlavour(const loader::PluginLibrary& library);
 // "TVM C runtime API (TVM up to v0.20)", ...
 std::string_view RuntimeFlavourName(RuntimeFlavour flavour);
 
-// The route for `device_type`. The tvm-ffi route is not implemented yet:
-// kUnimplemented says so, naming what it would call.
+// The route for `device_type`: c_runtime_route.h or ffi_runtime_route.h.
+// kNotFound names what a library offering neither lacks.
 Expected<std::unique_ptr<DeviceApiRoute>> OpenRuntimeRoute(const loader::PluginLibrary& library,
                                                            int device_type);
 
