@@ -279,7 +279,11 @@ TEST(BenchCompareTest, TheGateReMeasuresARunDisturbedOnceAndPasses) {
     std::filesystem::create_directories(directory);
     std::filesystem::copy_file(
         std::string(SECTL_FAULTY_PLUGIN_DIR) + "/faulty_copies_slower_in_first_process.so", plugin);
-    std::vector<std::string> command = {"bench", "memcpy", plugin.string(), "--compare", saved};
+    // At 4 and 16 KiB the disturbed run is about 2x slower (bench_faults.c),
+    // far beyond a 30% tolerance, which in turn leaves the re-measurements
+    // room for a busy machine.
+    std::vector<std::string> command = {
+        "bench", "memcpy", plugin.string(), "--compare", saved, "--tolerance", "30%"};
     command.insert(command.end(), sizes.begin(), sizes.end());
     command.insert(command.end(), extra.begin(), extra.end());
     return RunSectl(command);
