@@ -66,7 +66,10 @@ abi::Any Object(void* handle, int32_t type_index) {
 class FfiRuntime {
  public:
   explicit FfiRuntime(const std::string& path)
-      : handle_(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      // RTLD_NODELETE: never unloaded, as sectl and TensorFlow never unload
+      // a library; the runtime keeps its global functions while loaded, and
+      // an unloaded one would leave them unreachable (a leak to LeakSanitizer).
+      : handle_(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) {
     if (handle_ == nullptr) return;
     get_global = Bind<abi::FunctionGetGlobal>("TVMFFIFunctionGetGlobal");
     call = Bind<abi::FunctionCall>("TVMFFIFunctionCall");

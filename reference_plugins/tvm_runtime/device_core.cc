@@ -162,8 +162,22 @@ struct Block {
   int users;
 };
 
+// Every block the pool has, in use or free. Its blocks go back to the
+// allocator when the library's statics are destroyed at exit, before
+// `allocations` (defined earlier), so that nothing is left unreachable.
+struct Pool : std::vector<Block> {
+  Pool() = default;
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+  Pool(Pool&&) = delete;
+  Pool& operator=(Pool&&) = delete;
+  ~Pool() {
+    for (const Block& block : *this) (void)Release(block.pointer);
+  }
+};
+
 std::mutex pool_mutex;
-std::vector<Block> pool;  // every block the pool has, in use or free
+Pool pool;
 
 void* TakeWorkspace(size_t bytes, Failure& failure) {
   if (OutOfMemory(bytes, failure)) return nullptr;  // before rounding, which could wrap
