@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/error.h"
 #include "loader/elf_identity.h"
@@ -65,6 +66,14 @@ class PluginLibrary {
   const ElfIdentity& identity() const { return identity_; }
   InitPluginFunction init_plugin() const { return init_plugin_; }
   void* FindSymbol(const char* name) const;
+  // Sets `slot` to the function `name` (the library's own or a
+  // dependency's), or to null and appends `name` to `missing`: for binding
+  // a table of entry points and naming every one a library lacks.
+  template <typename Function>
+  void BindFunction(const char* name, Function& slot, std::vector<std::string>& missing) const {
+    slot = reinterpret_cast<Function>(FindSymbol(name));
+    if (slot == nullptr) missing.emplace_back(name);
+  }
 
  private:
   PluginLibrary(std::string path, ElfIdentity identity, void* handle, InitPluginFunction init)

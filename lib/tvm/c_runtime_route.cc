@@ -27,28 +27,21 @@ struct EntryPoints {
   c_abi::FuncCall call = nullptr;
 };
 
-template <typename Function>
-void Bind(const loader::PluginLibrary& library, const char* name, Function& slot,
-          std::vector<std::string>& missing) {
-  slot = reinterpret_cast<Function>(library.FindSymbol(name));
-  if (slot == nullptr) missing.emplace_back(name);
-}
-
 EntryPoints BindAll(const loader::PluginLibrary& library, std::vector<std::string>& missing) {
   EntryPoints entry;
-  Bind(library, "TVMDeviceAllocDataSpace", entry.alloc, missing);
-  Bind(library, "TVMDeviceFreeDataSpace", entry.free, missing);
-  Bind(library, "TVMDeviceCopyDataFromTo", entry.copy, missing);
-  Bind(library, "TVMStreamCreate", entry.stream_create, missing);
-  Bind(library, "TVMStreamFree", entry.stream_free, missing);
-  Bind(library, "TVMSetStream", entry.set_stream, missing);
-  Bind(library, "TVMSynchronize", entry.synchronize, missing);
-  Bind(library, "TVMStreamStreamSynchronize", entry.stream_stream_synchronize, missing);
-  Bind(library, "TVMBackendAllocWorkspace", entry.alloc_workspace, missing);
-  Bind(library, "TVMBackendFreeWorkspace", entry.free_workspace, missing);
-  Bind(library, "TVMGetLastError", entry.last_error, missing);
-  Bind(library, "TVMFuncGetGlobal", entry.get_global, missing);
-  Bind(library, "TVMFuncCall", entry.call, missing);
+  library.BindFunction("TVMDeviceAllocDataSpace", entry.alloc, missing);
+  library.BindFunction("TVMDeviceFreeDataSpace", entry.free, missing);
+  library.BindFunction("TVMDeviceCopyDataFromTo", entry.copy, missing);
+  library.BindFunction("TVMStreamCreate", entry.stream_create, missing);
+  library.BindFunction("TVMStreamFree", entry.stream_free, missing);
+  library.BindFunction("TVMSetStream", entry.set_stream, missing);
+  library.BindFunction("TVMSynchronize", entry.synchronize, missing);
+  library.BindFunction("TVMStreamStreamSynchronize", entry.stream_stream_synchronize, missing);
+  library.BindFunction("TVMBackendAllocWorkspace", entry.alloc_workspace, missing);
+  library.BindFunction("TVMBackendFreeWorkspace", entry.free_workspace, missing);
+  library.BindFunction("TVMGetLastError", entry.last_error, missing);
+  library.BindFunction("TVMFuncGetGlobal", entry.get_global, missing);
+  library.BindFunction("TVMFuncCall", entry.call, missing);
   return entry;
 }
 

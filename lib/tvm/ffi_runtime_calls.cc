@@ -5,21 +5,14 @@
 namespace sectl::tvm {
 namespace {
 
-template <typename Function>
-void Bind(const loader::PluginLibrary& library, const char* name, Function& slot,
-          std::vector<std::string>& missing) {
-  slot = reinterpret_cast<Function>(library.FindSymbol(name));
-  if (slot == nullptr) missing.emplace_back(name);
-}
-
 FfiEntryPoints BindAll(const loader::PluginLibrary& library, std::vector<std::string>& missing) {
   FfiEntryPoints entry;
-  Bind(library, "TVMFFIFunctionGetGlobal", entry.get_global, missing);
-  Bind(library, "TVMFFIFunctionCall", entry.call, missing);
-  Bind(library, "TVMFFIErrorMoveFromRaised", entry.move_error, missing);
-  Bind(library, "TVMFFIObjectDecRef", entry.dec_ref, missing);
-  Bind(library, "TVMBackendAllocWorkspace", entry.alloc_workspace, missing);
-  Bind(library, "TVMBackendFreeWorkspace", entry.free_workspace, missing);
+  library.BindFunction("TVMFFIFunctionGetGlobal", entry.get_global, missing);
+  library.BindFunction("TVMFFIFunctionCall", entry.call, missing);
+  library.BindFunction("TVMFFIErrorMoveFromRaised", entry.move_error, missing);
+  library.BindFunction("TVMFFIObjectDecRef", entry.dec_ref, missing);
+  library.BindFunction("TVMBackendAllocWorkspace", entry.alloc_workspace, missing);
+  library.BindFunction("TVMBackendFreeWorkspace", entry.free_workspace, missing);
   return entry;
 }
 
