@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/text_layout.h"
 #include "bench/bench_json.h"
 #include "bench/statistics.h"
 #include "bench_sample_reports.h"
@@ -424,6 +425,27 @@ TEST(RenderComparison, ShowsEachChangeAndTheVerdict) {
 
   const std::string passing = RenderComparison(Compare(TwoSizes(10, 20), TwoSizes(10, 20)));
   EXPECT_TRUE(passing.ends_with("— passed\n")) << passing;
+}
+
+TEST(RenderComparison, FitsATerminalWithTheNoteInItsColumn) {
+  Comparison failing = Compare(TwoSizes(10, 20), TwoSizes(8, 20));
+  failing.rows[0].note =
+      "confirmed: -20.0% in this run, -19.8% and -20.3% in 2 more runs, -20.0% as the median of "
+      "3 runs";
+  const std::string text = RenderComparison(failing, 80);
+  size_t start = 0;
+  for (size_t end = text.find('\n'); end != std::string::npos;
+       start = end + 1, end = text.find('\n', start)) {
+    EXPECT_LE(DisplayWidth(std::string_view(text).substr(start, end - start)), 80u)
+        << text.substr(start, end - start);
+  }
+  // The note goes on under a hanging indent (the verdict column, cut to
+  // half the width).
+  const std::string indent = "\n" + std::string(40, ' ');
+  EXPECT_TRUE(Contains(text, "REGRESSION:" + indent + "confirmed: -20.0% in this run,")) << text;
+  EXPECT_TRUE(Contains(text, indent + "median of 3 runs\n")) << text;
+  // Unwrapped, each row is one line.
+  EXPECT_TRUE(Contains(RenderComparison(failing), "-20.0% as the median of 3 runs\n"));
 }
 
 TEST(ComparisonToJson, CountsAndRows) {

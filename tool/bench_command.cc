@@ -366,7 +366,9 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
     // Where it does not spoil a machine-readable report on stdout.
     const bool report_on_stdout =
         (options.output.empty() || options.output == "-") && options.report_format != "table";
-    std::fputs(bench::RenderComparison(*comparison).c_str(), report_on_stdout ? stderr : stdout);
+    const size_t width = report_on_stdout ? 0 : ChooseTableLayout(options.output_flags, "").width;
+    std::fputs(bench::RenderComparison(*comparison, width).c_str(),
+               report_on_stdout ? stderr : stdout);
     passed = passed && comparison->regressions == 0;
   }
   return passed ? kExitSuccess : kExitPluginProblem;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "base/byte_sizes.h"
+#include "base/text_layout.h"
 #include "bench/statistics.h"
 
 namespace sectl::bench {
@@ -373,28 +374,41 @@ Expected<Comparison> CompareBenchReports(const BenchReport& old, const BenchRepo
   return comparison;
 }
 
-std::string RenderComparison(const Comparison& comparison) {
+std::string RenderComparison(const Comparison& comparison, size_t width) {
   const bool latency = comparison.kind == "latency";
   const std::string_view unit = latency ? "ns" : "GB/s";
   std::string out;
-  out += fmt::format("Old: {}\nNew: {}\n", comparison.old_label, comparison.new_label);
-  out += fmt::format(
-      "Medians in {}; a regression is {} by more than {:g}% and beyond the noise of the two "
-      "runs:\na two-sided Mann-Whitney U test of their samples, at {:g} for all results together "
-      "(Holm-Bonferroni).\nUnstable results are never regressions.{}\n\n",
-      unit, latency ? "slower" : "lower", comparison.tolerance * 100, comparison.significance_level,
-      comparison.confirmation_runs == 0
-          ? ""
-          : fmt::format("\nResults that looked regressed were measured again in {} fresh run{} "
-                        "and judged on the median of all the runs.",
-                        comparison.confirmation_runs,
-                        comparison.confirmation_runs == 1 ? "" : "s"));
+  out += WrapText(fmt::format("Old: {}\nNew: {}", comparison.old_label, comparison.new_label),
+                  width, 5) +
+         "\n";
+  out += WrapText(
+             fmt::format(
+                 "Medians in {}; a regression is {} by more than {:g}% and beyond the noise of the "
+                 "two "
+                 "runs:\na two-sided Mann-Whitney U test of their samples, at {:g} for all results "
+                 "together "
+                 "(Holm-Bonferroni).\nUnstable results are never regressions.{}",
+                 unit, latency ? "slower" : "lower", comparison.tolerance * 100,
+                 comparison.significance_level,
+                 comparison.confirmation_runs == 0
+                     ? ""
+                     : fmt::format(
+                           "\nResults that looked regressed were measured again in {} fresh run{}; "
+                           "each stays a regression only where every run, and all of them "
+                           "together, show it.",
+                           comparison.confirmation_runs,
+                           comparison.confirmation_runs == 1 ? "" : "s")),
+             width, 0) +
+         "\n\n";
   size_t name_width = std::string_view("result").size();
   for (const ComparisonRow& row : comparison.rows) {
     name_width = std::max(name_width, RowName(row).size());
   }
   out += fmt::format("  {:<{}}  {:>9}  {:>9}  {:>8}  {:>6}  {}\n", "result", name_width, "old",
                      "new", "change", "p", "verdict");
+  // A row's wrapped note stays in the verdict column (WrapLine keeps at
+  // most half the width for the indent).
+  const size_t verdict_column = 2 + name_width + 2 + 9 + 2 + 9 + 2 + 8 + 2 + 6 + 2;
   auto median = [](const std::optional<double>& value) {
     return value ? FormatMeasurement(*value) : std::string("—");
   };
@@ -404,18 +418,21 @@ std::string RenderComparison(const Comparison& comparison) {
         median(row.old_median), median(row.new_median), row.change ? Signed(*row.change) : "",
         row.p_value ? FormatPValue(*row.p_value) : "—", VerdictWord(row.verdict));
     if (!row.note.empty()) line += ": " + OneLine(row.note);
-    out += line + "\n";
+    out += WrapLine(line, width, verdict_column) + "\n";
   }
-  out += fmt::format(
-      "\n{} compared: {} regression{}, {} improved, {} within tolerance, {} within noise, {} "
-      "unstable; {} only in the old report, {} only in the new, {} not comparable — {}\n",
-      comparison.regressions + comparison.improvements + comparison.within_tolerance +
-          comparison.not_significant + comparison.unstable,
-      comparison.regressions, comparison.regressions == 1 ? "" : "s", comparison.improvements,
-      comparison.within_tolerance, comparison.not_significant, comparison.unstable,
-      comparison.only_in_old, comparison.only_in_new, comparison.not_comparable,
-      comparison.regressions > 0 ? "FAILED" : "passed");
-  return out;
+  out += "\n";
+  out += WrapLine(
+      fmt::format(
+          "{} compared: {} regression{}, {} improved, {} within tolerance, {} within noise, {} "
+          "unstable; {} only in the old report, {} only in the new, {} not comparable — {}",
+          comparison.regressions + comparison.improvements + comparison.within_tolerance +
+              comparison.not_significant + comparison.unstable,
+          comparison.regressions, comparison.regressions == 1 ? "" : "s", comparison.improvements,
+          comparison.within_tolerance, comparison.not_significant, comparison.unstable,
+          comparison.only_in_old, comparison.only_in_new, comparison.not_comparable,
+          comparison.regressions > 0 ? "FAILED" : "passed"),
+      width, 0);
+  return out + "\n";
 }
 
 OrderedJson ComparisonToJson(const Comparison& comparison) {

@@ -112,7 +112,7 @@ std::string FormatPValue(double p_value);
 std::string RowName(const ComparisonRow& row);
 
 // A table of the changes per result, then a one-line verdict.
-std::string RenderComparison(const Comparison& comparison);
+std::string RenderComparison(const Comparison& comparison, size_t width = 0);
 
 // The comparison as JSON, for embedding in a report.
 nlohmann::ordered_json ComparisonToJson(const Comparison& comparison);
