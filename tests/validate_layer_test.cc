@@ -362,6 +362,22 @@ TEST(ValidateLayerHost, WellBehavedTensorFlowSequenceRaisesNothing) {
   EXPECT_GT(reports[0]["summary"]["calls"].get<int64_t>(), 40);
 }
 
+// A plugin that hands every caller one shared stream: destroying one
+// holder's handle while another holder's work is pending is no misuse.
+// Before the layer judged pending work at the last holder only, sectl
+// conform through the layer raised this now and then, when a concurrency
+// check's threads interleaved so.
+TEST(ValidateLayerHost, SharedStreamIsJudgedWhenItsLastHolderDestroysIt) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run = RunMisuseHost("two-holders-of-one-stream", directory, {}, true,
+                                          FieldPlugin("field_no_struct_size"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  const std::vector<json> serious = ErrorsAndWarnings(reports);
+  EXPECT_TRUE(serious.empty()) << Describe(serious);
+}
+
 // The report rewritten at exit still names each finding's function (a
 // static the names live in may be gone by then).
 TEST(ValidateLayerHost, ReportWrittenAtExitNamesTheFunctions) {

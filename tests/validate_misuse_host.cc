@@ -275,6 +275,25 @@ bool DestroyStreamWithPendingWork(Host& host) {
   return true;
 }
 
+// Correct use of two streams that a plugin may hand out as one shared
+// handle (NEC's VEDA does): the first holder destroys its stream while the
+// second still has work on it, which the second then synchronises.
+bool TwoHoldersOfOneStream(Host& host) {
+  SP_Stream first = host.NewStream(0);
+  SP_Stream second = host.NewStream(0);
+  SP_DeviceMemoryBase memory = host.Allocate(0, kSmall);
+  std::array<uint8_t, kSmall> source{};
+  host.se().memcpy_htod(host.device(0), second, &memory, source.data(), source.size(),
+                        host.status());
+  host.ExpectOk("memcpy_htod");
+  host.se().destroy_stream(host.device(0), first);
+  host.se().block_host_until_done(host.device(0), second, host.status());
+  host.ExpectOk("block_host_until_done");
+  host.se().destroy_stream(host.device(0), second);
+  host.Deallocate(0, memory.opaque);
+  return true;
+}
+
 // 100 bytes asked for, 128 copied: past the end for the host, yet inside
 // the cpu plugin's allocation (it rounds sizes up to 64 bytes).
 bool CopyPastAllocationEnd(Host& host) {
@@ -497,6 +516,7 @@ constexpr std::array kScenarios{
     Scenario{"leak-at-teardown", LeakAtTeardown},
     Scenario{"well-behaved", WellBehaved},
     Scenario{"poll-event", PollEvent},
+    Scenario{"two-holders-of-one-stream", TwoHoldersOfOneStream},
 };
 
 }  // namespace

@@ -155,6 +155,13 @@ uint64_t ObjectTracker::UnsynchronisedWork(const void* stream) const {
   return found == table.end() ? 0 : found->second.unsynchronised;
 }
 
+int64_t ObjectTracker::LiveCreations(HandleKind kind, const void* handle) const {
+  std::lock_guard lock(mutex_);
+  const auto& table = handles_[IndexOf(kind)];
+  const auto found = table.find(handle);
+  return found == table.end() ? 0 : found->second.live;
+}
+
 uint32_t ObjectTracker::Allocated(const AllocationRecord& allocation,
                                   std::optional<AllocationRecord>* overlapped) {
   std::lock_guard lock(mutex_);

@@ -102,6 +102,10 @@ class ObjectTracker {
   void NoteEventComplete(const void* event);  // its stream's earlier work is done
   // Work enqueued on `stream` since it was last known to be done.
   uint64_t UnsynchronisedWork(const void* stream) const;
+  // How many creations of `handle` are live. A plugin may hand every caller
+  // one shared stream (NEC's VEDA does): until the last of them is
+  // destroyed, the work on it may be another holder's.
+  int64_t LiveCreations(HandleKind kind, const void* handle) const;
 
   // Memory.
   // Registers an allocation; returns its identity, and in `overlapped` a live

@@ -137,7 +137,10 @@ uint32_t NoteCreatedHandle(Call& call, HandleKind kind, const void* handle, TF_S
 Release NoteDestroyedHandle(Call& call, HandleKind kind, const char* name, const void* handle) {
   call.Address(name, handle);
   ObjectTracker& objects = call.layer().objects();
-  if (kind == HandleKind::kStream && handle != nullptr) {
+  // A shared stream's pending work is judged when its last holder lets go:
+  // before that, the work may be another holder's, who still syncs it.
+  if (kind == HandleKind::kStream && handle != nullptr &&
+      objects.LiveCreations(kind, handle) <= 1) {
     const uint64_t work = objects.UnsynchronisedWork(handle);
     const size_t callbacks = objects.PendingCallbacksOn(handle);
     if (callbacks > 0) {
