@@ -23,7 +23,6 @@ namespace {
 constexpr int64_t kTotalMemory = int64_t{1} << 30;
 constexpr size_t kWorkspacePage = 4096;
 constexpr size_t kWorkspaceAlignment = 64;  // TVM's kTempAllocaAlignment
-constexpr size_t kAllocAlignment = 64;      // TVM's kAllocAlignment
 
 bool IsPowerOfTwo(size_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
@@ -262,16 +261,6 @@ Attribute AttributeOf(int device_type, int device_id, int kind) {
 
 // --- copies -----------------------------------------------------------------
 
-bool Contiguous(const DLTensor& tensor) {
-  if (tensor.strides == nullptr) return true;
-  int64_t expected = 1;
-  for (int i = tensor.ndim - 1; i >= 0; --i) {
-    if (tensor.shape[i] != 1 && tensor.strides[i] != expected) return false;
-    expected *= tensor.shape[i];
-  }
-  return true;
-}
-
 // Whether `tensor` is device memory of this runtime rather than host memory.
 bool OnDevice(const DLTensor& tensor, const DLDevice& device) {
   return tensor.device.device_type == device.device_type &&
@@ -310,39 +299,6 @@ Failure AllocDataSpace(DLDevice device, size_t bytes, size_t alignment, void** o
   return {};
 }
 
-bool TensorBytes(const DLTensor& tensor, size_t* bytes) {
-  uint64_t elements = 1;
-  for (int i = 0; i < tensor.ndim; ++i) {
-    if (tensor.shape[i] < 0) return false;
-    if (__builtin_mul_overflow(elements, static_cast<uint64_t>(tensor.shape[i]), &elements)) {
-      return false;
-    }
-  }
-  const uint64_t bits_per_element = uint64_t{tensor.dtype.bits} * tensor.dtype.lanes;
-  uint64_t bits = 0;
-  if (__builtin_mul_overflow(elements, bits_per_element, &bits) || bits > UINT64_MAX - 7) {
-    return false;
-  }
-  *bytes = (bits + 7) / 8;
-  return true;
-}
-
-Failure AllocDataSpaceForShape(DLDevice device, int ndim, const int64_t* shape, DLDataType dtype,
-                               std::string_view memory_scope, void** out) {
-  if (!memory_scope.empty() && memory_scope != "global") {
-    return "AllocDataSpace: unknown memory scope \"" + std::string(memory_scope) + "\"";
-  }
-  DLTensor layout{};
-  layout.ndim = ndim;
-  layout.shape = const_cast<int64_t*>(shape);
-  layout.dtype = dtype;
-  size_t bytes = 0;
-  if (!TensorBytes(layout, &bytes)) return "AllocDataSpace: the tensor's byte size overflows";
-  // TVM's GetDataAlignment.
-  const size_t alignment = std::max<size_t>(kAllocAlignment, size_t{dtype.bits} / 8 * dtype.lanes);
-  return AllocDataSpace(device, bytes, alignment, out);
-}
-
 Failure FreeDataSpace(DLDevice device, void* pointer) {
   if (auto failure = CheckDevice(device.device_type, device.device_id); !failure.empty()) {
     return failure;
@@ -354,24 +310,8 @@ Failure FreeDataSpace(DLDevice device, void* pointer) {
 
 Failure CopyDataFromTo(const DLTensor& from, const DLTensor& to, void* stream) {
   size_t bytes = 0;
-  size_t target_bytes = 0;
-  if (!TensorBytes(from, &bytes) || !TensorBytes(to, &target_bytes)) {
-    return "CopyDataFromTo: a tensor's byte size overflows";
-  }
-  if (bytes != target_bytes) {
-    return "CopyDataFromTo: the tensors' byte sizes differ (" + std::to_string(bytes) + " and " +
-           std::to_string(target_bytes) + ")";
-  }
-  if (!Contiguous(from) || !Contiguous(to)) {
-    return "CopyDataFromTo: only contiguous tensors can be copied";
-  }
-  // As TVM does: the device of the side that is not the CPU, else the target's.
-  const DLDevice device = from.device.device_type != kDLCPU ? from.device : to.device;
-  for (const DLTensor* side : {&from, &to}) {
-    if (side->device.device_type != kDLCPU && side->device.device_type != device.device_type) {
-      return "CopyDataFromTo: copies between two device types need the CPU on one side";
-    }
-  }
+  DLDevice device{};
+  if (auto failure = CheckCopy(from, to, &bytes, &device); !failure.empty()) return failure;
   if (auto failure = CheckDevice(device.device_type, device.device_id); !failure.empty()) {
     return failure;
   }

@@ -1,6 +1,9 @@
 // The device behind sectl's reference TVM runtimes, shared by their two
 // front ends: c_runtime_api.cc (TVM's C entry points up to v0.20) and
-// tvm_ffi_api.cc (tvm-ffi's C ABI and TVM's globals, v0.21 on). It serves two
+// tvm_ffi_api.cc (tvm-ffi's C ABI and TVM's globals, v0.21 on). Two cores
+// implement it: device_core.cc, described here, and cpu_backend_core.cc, a
+// correct device written the way TVM's own CPU backend behaves (that file
+// says how it differs); tensor_rules.cc holds what both share. It serves two
 // device types over host memory: cpu (1, devices 0 and 1) and ext_dev (12,
 // device 0, a fake accelerator with GPU-like attributes), with
 //
@@ -57,6 +60,10 @@ bool TensorBytes(const DLTensor& tensor, size_t* bytes);
 // the CPU on one side or the same device type on both; `stream` null or made
 // by CreateStream.
 Failure CopyDataFromTo(const DLTensor& from, const DLTensor& to, void* stream);
+
+// TVM's checks before any copy (the rules above): on success, the bytes to
+// copy and the device whose DeviceAPI copies them.
+Failure CheckCopy(const DLTensor& from, const DLTensor& to, size_t* bytes, DLDevice* device);
 
 // --- streams ----------------------------------------------------------------
 
