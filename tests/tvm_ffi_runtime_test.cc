@@ -71,6 +71,24 @@ TEST(TvmFfiRuntimeConform, TheReferenceRuntimePassesEveryCheckThatRuns) {
   }
 }
 
+// The tvm-ffi front end over a device that behaves as TVM's own CPU backend
+// (reference_plugins/tvm_runtime/cpu_backend_core.cc), the runtime a TVM
+// build for the CPU alone is: conformant, with what it cannot show skipped.
+TEST(TvmFfiRuntimeConform, ARuntimeBehavingAsTvmsOwnCpuBackendIsConformant) {
+  const auto result =
+      RunSectl({"conform", std::string(SECTL_FIELD_PLUGIN_DIR) + "/field_tvm_ffi_cpu_backend.so",
+                "--tvm-device-type", "cpu", "--report", "json", "--timeout", "30"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto results = Results(result.out);
+  ASSERT_EQ(results.size(), 11u);
+  for (const auto& [id, entry] : results) {
+    const bool skips = id == kSyncStreamFromTo || id == "tvm_device_api.memory_attributes";
+    EXPECT_EQ(entry["status"], skips ? "skip" : "pass") << id << ": " << entry.dump(2);
+  }
+  EXPECT_EQ(results.at("tvm_device_api.workspace_reuse")["details"]["new_addresses_after_round_1"],
+            0);
+}
+
 TEST(TvmFfiRuntimeConform, AnAbsentDeviceIsAUsageError) {
   const auto result =
       RunSectl({"conform", Runtime(), "--tvm-device-type", "cpu", "--tvm-device-id", "2"});

@@ -16,6 +16,9 @@ namespace sectl::testing {
 namespace {
 
 std::string Runtime() { return ReferencePlugin("sectl_tvm_runtime"); }
+std::string FieldRuntime(const std::string& name) {
+  return std::string(SECTL_FIELD_PLUGIN_DIR) + "/" + name + ".so";
+}
 
 std::map<std::string, std::string> Statuses(const std::string& json) {
   std::map<std::string, std::string> statuses;
@@ -59,6 +62,39 @@ TEST(TvmRuntimeConform, TheReferenceRuntimePassesEveryCheckOnEachDeviceType) {
     const auto report = nlohmann::json::parse(result.out);
     EXPECT_EQ(report["plugin"]["abi_vintage"], "TVM C runtime API (TVM up to v0.20)");
   }
+}
+
+// A runtime that behaves as TVM's own CPU backend does
+// (reference_plugins/tvm_runtime/cpu_backend_core.cc): kExist 1 for every
+// id, null streams, kAvailableGlobalMemory None, TVM's workspace pool. It is
+// correct, so it is conformant; what it cannot show is skipped, saying why.
+TEST(TvmRuntimeConform, ARuntimeBehavingAsTvmsOwnCpuBackendIsConformant) {
+  const auto result = RunSectl({"conform", FieldRuntime("field_tvm_cpu_backend"),
+                                "--tvm-device-type", "cpu", "--report", "json", "--timeout", "30"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::map<std::string, nlohmann::json> results;
+  const auto report = nlohmann::json::parse(result.out);
+  for (const auto& entry : report["results"]) {
+    results[entry["id"].get<std::string>()] = entry;
+  }
+  ASSERT_EQ(results.size(), 11u);
+  const std::map<std::string, std::string> skipped_because = {
+      {"tvm_device_api.memory_attributes", "TVM's CPU backend answers only the total"},
+      {"tvm_device_api.sync_stream_from_to",
+       "the device has no streams: TVMStreamCreate gives null"}};
+  for (const auto& [id, entry] : results) {
+    const auto reason = skipped_because.find(id);
+    EXPECT_EQ(entry["status"], reason == skipped_because.end() ? "pass" : "skip")
+        << id << ": " << entry.dump(2);
+    if (reason != skipped_because.end()) {
+      EXPECT_NE(entry.dump().find(reason->second), std::string::npos) << entry.dump(2);
+    }
+  }
+  // Every id answers kExist 1, and workspace reuse is judged by address.
+  EXPECT_EQ(results["tvm_device_api.exist"]["details"]["ids_answering_1_from_0"], 64);
+  EXPECT_EQ(results["tvm_device_api.workspace_reuse"]["details"]["new_addresses_after_round_1"], 0);
+  EXPECT_EQ(results["tvm_device_api.workspace_stack"]["details"]["reused_after_stack_release"],
+            true);
 }
 
 TEST(TvmRuntimeConform, TheSecondDeviceIdIsChecked) {
@@ -166,6 +202,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "fail"},
         FaultCase{"tvm_runtime_set_stream_rejects_streams", "tvm_device_api.streams", "fail"},
         FaultCase{"tvm_runtime_workspace_never_reused", "tvm_device_api.workspace_reuse", "warn"},
+        // The same defect where kAvailableGlobalMemory is None: by address.
+        FaultCase{"tvm_cpu_backend_workspace_never_reused", "tvm_device_api.workspace_reuse",
+                  "warn"},
         FaultCase{"tvm_runtime_workspace_shared_block", "tvm_device_api.workspace_stack", "fail"},
         FaultCase{"tvm_runtime_exist_beyond_count", "tvm_device_api.exist", "fail"},
         FaultCase{"tvm_runtime_available_never_changes", "tvm_device_api.memory_attributes",
