@@ -161,6 +161,25 @@ TEST(TvmRuntimeProbe, ListsTheDeviceTypesAndTheirAttributes) {
   EXPECT_NE(table.out.find("kComputeVersion"), std::string::npos);
 }
 
+// On a runtime that answers kExist 1 for every id and leaves most
+// attributes None (TVM's own CPU backend), the table stays short: the
+// unanswered kinds on one row, repeated devices in one line each.
+TEST(TvmRuntimeProbe, ATableForTvmsOwnCpuBackendFoldsWhatItDoesNotAnswer) {
+  const auto table = RunSectl({"probe", FieldRuntime("field_tvm_cpu_backend")});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("cpu (1): devices 0, 1, 2, 3, ... (kExist is 1 for every id asked"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("    kTotalGlobalMemory        "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("    None (not answered)       kMaxThreadsPerBlock, kWarpSize, "),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("  device 3" + std::string(20, ' ') + "the same attributes as device 0"),
+            std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.out.find("none"), std::string::npos) << table.out;
+}
+
 // A library exporting only two of tvm-ffi's entry points is recognised as a
 // TVM runtime offering the tvm-ffi route, and refused by both commands with
 // the entry point the route lacks (tests/tvm_ffi_runtime_test.cc covers the

@@ -92,8 +92,10 @@ int ProbeTvmRuntime(const ProbeCommandOptions& options, const std::string& path)
   auto probe = probe::ProbeTvmRuntime(run);
   if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
   if (!probe) return ReportError(probe.error());
-  const std::string text =
-      options.format == "json" ? probe->dump(2) + "\n" : probe::RenderTvmRuntimeProbeTable(*probe);
+  const TableLayout layout = ChooseTableLayout(options.output_flags, options.output);
+  const std::string text = options.format == "json"
+                               ? probe->dump(2) + "\n"
+                               : probe::RenderTvmRuntimeProbeTable(*probe, layout.width);
   if (auto written = WriteReport(options.output, text); !written) {
     return ReportError(written.error());
   }

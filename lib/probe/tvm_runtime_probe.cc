@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text_layout.h"
 #include "isolation/child_error.h"
 #include "isolation/child_exit_codes.h"
 #include "isolation/child_outcome.h"
@@ -107,7 +108,39 @@ Expected<nlohmann::json> ProbeTvmRuntime(const TvmRuntimeProbeOptions& options) 
   return probe;
 }
 
-std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe) {
+namespace {
+
+constexpr size_t kValueColumn = 30;  // where an attribute's value starts
+
+// A device's attributes, in DeviceAttrKind's order (not the JSON object's
+// alphabetical one): each answered one on its own row, and the kinds the
+// backend leaves None together on one row, as most backends answer few.
+std::string RenderAttributes(const nlohmann::json& attributes, size_t width) {
+  std::string out;
+  std::string unanswered;
+  for (int kind = 1; kind < tvm::kDeviceAttrKindCount; ++kind) {
+    const std::string name(tvm::DeviceAttrName(static_cast<tvm::DeviceAttrKind>(kind)));
+    if (!attributes.contains(name)) continue;
+    const auto& value = attributes[name];
+    if (value.is_null()) {
+      unanswered += fmt::format("{}{}", unanswered.empty() ? "" : ", ", name);
+      continue;
+    }
+    const std::string shown =
+        value.is_object() ? "error: " + value.value("error", "") : value.dump();
+    out += WrapLine(fmt::format("    {:<26}{}", name, shown), width, kValueColumn) + "\n";
+  }
+  if (!unanswered.empty()) {
+    out += WrapLine(fmt::format("    {:<26}{}", "None (not answered)", unanswered), width,
+                    kValueColumn) +
+           "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe, size_t width) {
   std::string out;
   out += fmt::format("TVM runtime  {}\n", probe.value("plugin", ""));
   out += fmt::format("SHA-256      {}\n", probe.value("sha256", ""));
@@ -119,25 +152,27 @@ std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe) {
     for (const auto& device : type["devices"]) {
       ids += fmt::format("{}{}", ids.empty() ? "" : ", ", device["id"].get<int>());
     }
-    out += fmt::format("\n{} ({}): device{} {}{}\n", type["name"].get<std::string>(),
-                       type["type"].get<int>(), type["devices"].size() == 1 ? "" : "s",
-                       ids.empty() ? "none" : ids,
-                       type.value("more_ids", false) ? ", ... (kExist is 1 for more ids)" : "");
+    const std::string heading = fmt::format(
+        "{} ({}): device{} {}{}", type["name"].get<std::string>(), type["type"].get<int>(),
+        type["devices"].size() == 1 ? "" : "s", ids.empty() ? "none" : ids,
+        type.value("more_ids", false) ? ", ... (kExist is 1 for every id asked)" : "");
+    out += "\n" + WrapLine(heading, width, 2) + "\n";
     if (type.contains("kExist_error")) {
-      out += fmt::format("  kExist failed: {}\n", type["kExist_error"].get<std::string>());
+      out += WrapLine(fmt::format("  kExist failed: {}", type["kExist_error"].get<std::string>()),
+                      width, 4) +
+             "\n";
     }
+    const nlohmann::json* previous = nullptr;
     for (const auto& device : type["devices"]) {
-      out += fmt::format("  device {}\n", device["id"].get<int>());
-      // In DeviceAttrKind's order, not the JSON object's alphabetical one.
-      for (int kind = 1; kind < tvm::kDeviceAttrKindCount; ++kind) {
-        const std::string name(tvm::DeviceAttrName(static_cast<tvm::DeviceAttrKind>(kind)));
-        if (!device["attributes"].contains(name)) continue;
-        const auto& value = device["attributes"][name];
-        std::string shown = value.is_null()     ? "none"
-                            : value.is_object() ? "error: " + value.value("error", "")
-                                                : value.dump();
-        out += fmt::format("    {:<26}{}\n", name, shown);
+      const int id = device["id"].get<int>();
+      if (previous != nullptr && (*previous)["attributes"] == device["attributes"]) {
+        out += fmt::format("  device {:<21}the same attributes as device {}\n", id,
+                           (*previous)["id"].get<int>());
+        continue;
       }
+      out += fmt::format("  device {}\n", id);
+      out += RenderAttributes(device["attributes"], width);
+      previous = &device;
     }
   }
   return out;

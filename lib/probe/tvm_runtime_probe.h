@@ -27,6 +27,9 @@ struct TvmRuntimeProbeOptions {
 // "more_ids"}]. kUnimplemented when the library offers only tvm-ffi.
 Expected<nlohmann::json> ProbeTvmRuntime(const TvmRuntimeProbeOptions& options);
 
-std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe);
+// The probe for people: answered attributes one per row, those left None on
+// one row, a device with the same attributes as the one before in one line;
+// wrapped to `width` columns (0: not wrapped).
+std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe, size_t width);
 
 }  // namespace sectl::probe
