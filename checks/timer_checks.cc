@@ -100,6 +100,25 @@ struct Reading {
   }
 };
 
+// A reading taken once block_host_until_done returned is the timer's only if
+// the stream was then past stop_timer. If the reading changes after the
+// stream has had time to finish, block_host_until_done returned early: the
+// timer cannot be judged, and the wait is to blame (the check
+// stream.block_host_until_done tests it).
+void ExpectTheStreamWasDone(conform::CheckContext& check, host::Stream& stream,
+                            const host::Timer& timer, uint64_t first_reading) {
+  constexpr auto kSettle = 2 * kBusy;
+  std::this_thread::sleep_for(kSettle);
+  (void)stream.BlockHostUntilDone();
+  const uint64_t later = check.Require(timer.Nanoseconds(), "nanoseconds");
+  if (later == first_reading) return;
+  check.Blocked(PluginFunction::kBlockHostUntilDone,
+                fmt::format("the timer read {} ns when block_host_until_done returned and {} ns "
+                            "{} ms later: the stream had not reached stop_timer yet, so "
+                            "block_host_until_done returned before the stream was done",
+                            first_reading, later, std::chrono::milliseconds(kSettle).count()));
+}
+
 // Times busy work on `stream` (a host callback that sleeps kBusy, or a long
 // copy; see conform::BusyWork): start_timer, the work, `host_gap` of the
 // host's own sleep, stop_timer; then waits for the stream and reads the
@@ -139,6 +158,7 @@ Reading TimeBusyStream(conform::CheckContext& check, host::Stream& stream,
   reading.wall = std::chrono::steady_clock::now() - start;
   reading.host_gap = host_gap;
   reading.nanoseconds = check.Require(timer->Nanoseconds(), "nanoseconds");
+  if (!reading.plausible()) ExpectTheStreamWasDone(check, stream, *timer, reading.nanoseconds);
   return reading;
 }
 

@@ -73,6 +73,14 @@ INSTANTIATE_TEST_SUITE_P(Field, FieldStreamFaults,
                                  "event_status_always_unknown",
                                  {{"event.status_values", "fail"}, {"callback.enqueued", "fail"}},
                                  {std::string(kHostCallback)}},
+                             // block_host_until_done returns while a stop_timer is still on
+                             // its way: the timer checks name the wait rather than fail the
+                             // timer (their reading changes once the stream is really done).
+                             FieldCase{"block_ignores_timers",
+                                       {{"timer.measures_stream_time", "blocked"},
+                                        {"timer.nanoseconds_unit", "blocked"}},
+                                       {"SP_StreamExecutor.block_host_until_done"},
+                                       {"--tf-version", "2.10", "--no-throughput"}},
                              // Behind broken callbacks: create_timer never sets the handle, and
                              // nanoseconds dereferences it.
                              FieldCase{"timer_handle_unset",

@@ -6,6 +6,9 @@ sectl_add_faulty_plugin(DEPENDENCY_IGNORED stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(WAIT_FOR_EVENT_IGNORED stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(BLOCK_RETURNS_EARLY stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(SYNCHRONIZE_RETURNS_EARLY stream_faults.cc BASE cpu)
+# block_host_until_done ignores a stop_timer still on its way: the timer
+# checks are blocked by it, not failed.
+sectl_add_faulty_plugin(BLOCK_IGNORES_TIMERS stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(STREAM_STATUS_SPURIOUS_ERROR stream_faults.cc)
 sectl_add_faulty_plugin(EVENT_COMPLETE_EARLY stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(EVENT_STATUS_UNKNOWN stream_faults.cc BASE cpu)

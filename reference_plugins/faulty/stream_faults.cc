@@ -8,6 +8,7 @@
 // stream busy with a host callback when they look. Real plugins have this
 // shape of bug too: a host-callback thread that the DMA engine or the wait
 // does not know about.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -161,6 +162,39 @@ void (*base_block_host_until_done)(const SP_Device*, SP_Stream, TF_Status*) = nu
 void BlockHostUntilDoneIgnoringCallbacks(const SP_Device* device, SP_Stream stream,
                                          TF_Status* status) {
   if (tracker.PendingOn(stream)) {
+    SetOk(status);
+    return;
+  }
+  base_block_host_until_done(device, stream, status);
+}
+#endif
+
+#if defined(FAULT_BLOCK_IGNORES_TIMERS)
+// A device that reaches a stop_timer 20 ms after the work before it (a long
+// queue: legal), and a block_host_until_done that waits for copies and host
+// callbacks but not for timer stops (the defect): it returns while a stop is
+// still on its way. Only the timer checks wait for a stop, so they must name
+// block_host_until_done rather than fail the timer.
+using TimerFn = void (*)(const SP_Device*, SP_Stream, SP_Timer, TF_Status*);
+TimerFn base_stop_timer = nullptr;
+void (*base_block_host_until_done)(const SP_Device*, SP_Stream, TF_Status*) = nullptr;
+std::atomic<int> stops_on_the_way{0};
+
+void StopArrivesLate(void* /*argument*/, TF_Status* status) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  --stops_on_the_way;
+  SetOk(status);
+}
+
+void StopTimerLate(const SP_Device* device, SP_Stream stream, SP_Timer timer, TF_Status* status) {
+  ++stops_on_the_way;
+  if (!base_host_callback(device, stream, StopArrivesLate, nullptr)) --stops_on_the_way;
+  base_stop_timer(device, stream, timer, status);
+}
+
+void BlockHostUntilDoneIgnoringTimers(const SP_Device* device, SP_Stream stream,
+                                      TF_Status* status) {
+  if (stops_on_the_way > 0) {
     SetOk(status);
     return;
   }
@@ -495,6 +529,11 @@ void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
   *host_callback = HostCallbackJumpingTheQueue;
 #elif defined(FAULT_CALLBACK_ERROR_DROPPED)
   *host_callback = HostCallbackDroppingErrors;
+#elif defined(FAULT_BLOCK_IGNORES_TIMERS)
+  base_stop_timer = stream_executor->stop_timer;
+  stream_executor->stop_timer = StopTimerLate;
+  base_block_host_until_done = stream_executor->block_host_until_done;
+  stream_executor->block_host_until_done = BlockHostUntilDoneIgnoringTimers;
 #elif defined(FAULT_TIMER_MEASURES_ENQUEUE)
   base_start_timer = stream_executor->start_timer;
   stream_executor->start_timer = StartTimerAtEnqueue;
