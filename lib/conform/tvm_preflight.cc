@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include "abi/plugin_functions.h"
-#include "isolation/child_outcome.h"
-#include "isolation/child_process.h"
-#include "isolation/confinement.h"
+#include "isolation/collect_in_child.h"
 #include "loader/plugin_library.h"
 
 namespace sectl::conform {
@@ -30,31 +28,18 @@ Expected<TvmPluginFacts> PreflightTvmCDevice(const CheckSettings& settings,
     auto library = loader::PluginLibrary::Open(settings.plugin_path, load);
     if (!library) return tl::unexpected(library.error());
   } else {
-    auto child = isolation::RunInChildProcess(
-        [&](int result_fd) {
+    auto loaded = isolation::CollectInChild(
+        [&]() -> Expected<std::string> {
           auto library = loader::PluginLibrary::Open(settings.plugin_path, load);
-          isolation::WriteResult(result_fd, library ? std::string() : library.error().message());
-          return library ? isolation::kChildReported : isolation::kChildFailed;
+          if (!library) return tl::unexpected(library.error());
+          return std::string();
         },
-        {.timeout = timeout, .confinement = confinement});
-    if (!child) return tl::unexpected(child.error());
-    const isolation::ChildOutcome judged = isolation::JudgeChild(*child, confinement);
-    switch (judged.blame) {
-      case isolation::Blame::kSectl:
-        return Fail(ErrorCode::kInternal, judged.description);
-      case isolation::Blame::kLimit:
-      case isolation::Blame::kPlugin:
-        return Fail(
-            child->end == isolation::ChildEnd::kTimedOut ? ErrorCode::kTimeout
-            : child->end == isolation::ChildEnd::kExited ? ErrorCode::kPluginError
-                                                         : ErrorCode::kCrashed,
-            fmt::format("{}: loading the plugin {}", settings.plugin_path, judged.description));
-      case isolation::Blame::kNone:
-        if (child->exit_code != isolation::kChildReported) {
-          return Fail(ErrorCode::kPluginError, child->result);
-        }
-        break;
-    }
+        {.timeout = timeout,
+         .confinement = confinement,
+         .doing = "loading the plugin",
+         .plugin_path = settings.plugin_path,
+         .process_name = "the preflight process"});
+    if (!loaded) return tl::unexpected(loaded.error());
   }
   return TvmPluginFacts{*chosen, static_cast<int>(catalog->devices.size())};
 }

@@ -2,10 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "isolation/child_error.h"
-#include "isolation/child_exit_codes.h"
-#include "isolation/child_outcome.h"
-#include "isolation/child_process.h"
+#include "isolation/collect_in_child.h"
 #include "loader/plugin_library.h"
 #include "tvm/runtime_route.h"
 
@@ -69,36 +66,14 @@ Expected<PluginFacts> PreflightTvmRuntime(const CheckSettings& settings,
     if (!text) return tl::unexpected(text.error());
     return FactsFromText(*text);
   }
-  auto child = isolation::RunInChildProcess(
-      [&](int result_fd) {
-        auto text = LearnFacts(settings);
-        if (!text) {
-          isolation::WriteResult(result_fd, isolation::EncodeChildError(text.error()));
-          return isolation::kChildFailed;
-        }
-        isolation::WriteResult(result_fd, *text);
-        return isolation::kChildReported;
-      },
-      {.timeout = timeout, .confinement = confinement});
-  if (!child) return tl::unexpected(child.error());
-  const isolation::ChildOutcome judged = isolation::JudgeChild(*child, confinement);
-  switch (judged.blame) {
-    case isolation::Blame::kSectl:
-      return Fail(ErrorCode::kInternal, judged.description);
-    case isolation::Blame::kLimit:
-    case isolation::Blame::kPlugin:
-      return Fail(child->end == isolation::ChildEnd::kTimedOut ? ErrorCode::kTimeout
-                  : child->end == isolation::ChildEnd::kExited ? ErrorCode::kPluginError
-                                                               : ErrorCode::kCrashed,
-                  fmt::format("{}: loading the TVM runtime and asking kExist {}",
-                              settings.plugin_path, judged.description));
-    case isolation::Blame::kNone:
-      break;
-  }
-  if (child->exit_code != isolation::kChildReported) {
-    return tl::unexpected(isolation::DecodeChildError(child->result, "the preflight process"));
-  }
-  return FactsFromText(child->result);
+  auto text = isolation::CollectInChild([&] { return LearnFacts(settings); },
+                                        {.timeout = timeout,
+                                         .confinement = confinement,
+                                         .doing = "loading the TVM runtime and asking kExist",
+                                         .plugin_path = settings.plugin_path,
+                                         .process_name = "the preflight process"});
+  if (!text) return tl::unexpected(text.error());
+  return FactsFromText(*text);
 }
 
 }  // namespace sectl::conform

@@ -3,10 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/text_layout.h"
-#include "isolation/child_error.h"
-#include "isolation/child_exit_codes.h"
-#include "isolation/child_outcome.h"
-#include "isolation/child_process.h"
+#include "isolation/collect_in_child.h"
 #include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
 #include "tvm/runtime_route.h"
@@ -72,35 +69,19 @@ Expected<nlohmann::json> ProbeTvmRuntime(const TvmRuntimeProbeOptions& options) 
   if (!options.isolate) {
     probe = Collect(options);
   } else {
-    auto child = isolation::RunInChildProcess(
-        [&](int result_fd) {
+    auto text = isolation::CollectInChild(
+        [&]() -> Expected<std::string> {
           auto collected = Collect(options);
-          if (!collected) {
-            isolation::WriteResult(result_fd, isolation::EncodeChildError(collected.error()));
-            return isolation::kChildFailed;
-          }
-          isolation::WriteResult(result_fd, collected->dump());
-          return isolation::kChildReported;
+          if (!collected) return tl::unexpected(collected.error());
+          return collected->dump();
         },
-        {.timeout = options.timeout, .confinement = options.confinement});
-    if (!child) return tl::unexpected(child.error());
-    const isolation::ChildOutcome judged = isolation::JudgeChild(*child, options.confinement);
-    switch (judged.blame) {
-      case isolation::Blame::kSectl:
-        return Fail(ErrorCode::kInternal, judged.description);
-      case isolation::Blame::kLimit:
-      case isolation::Blame::kPlugin:
-        return Fail(child->end == isolation::ChildEnd::kTimedOut ? ErrorCode::kTimeout
-                                                                 : ErrorCode::kCrashed,
-                    fmt::format("{}: the TVM runtime {} while being probed", options.path,
-                                judged.description));
-      case isolation::Blame::kNone:
-        break;
-    }
-    if (child->exit_code != isolation::kChildReported) {
-      return tl::unexpected(isolation::DecodeChildError(child->result, "the probe process"));
-    }
-    probe = nlohmann::json::parse(child->result, nullptr, /*allow_exceptions=*/false);
+        {.timeout = options.timeout,
+         .confinement = options.confinement,
+         .doing = "the TVM runtime, while being probed,",
+         .plugin_path = options.path,
+         .process_name = "the probe process"});
+    if (!text) return tl::unexpected(text.error());
+    probe = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (probe->is_discarded()) return Fail(ErrorCode::kInternal, "the probe's report is not JSON");
   }
   if (!probe) return probe;
