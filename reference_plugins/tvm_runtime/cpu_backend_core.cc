@@ -149,11 +149,6 @@ WorkspacePool& PoolOf(int device_id) {
   return *pool;
 }
 
-// --- tvm-ffi's current streams ----------------------------------------------
-
-std::mutex stream_mutex;
-std::map<std::pair<int, int>, void*> current_streams;
-
 int64_t TotalRam() {
   struct sysinfo info {};
   if (sysinfo(&info) != 0) return -1;
@@ -220,17 +215,6 @@ Failure Synchronize(int device_type, int device_id, void* /*stream*/) {
 
 Failure SyncStreamFromTo(int device_type, int device_id, void* /*from*/, void* /*to*/) {
   return CheckDevice(device_type, device_id);
-}
-
-void* CurrentStream(int device_type, int device_id) {
-  std::lock_guard<std::mutex> lock(stream_mutex);
-  auto found = current_streams.find({device_type, device_id});
-  return found == current_streams.end() ? nullptr : found->second;
-}
-
-void RecordCurrentStream(int device_type, int device_id, void* stream) {
-  std::lock_guard<std::mutex> lock(stream_mutex);
-  current_streams[{device_type, device_id}] = stream;
 }
 
 Failure AllocWorkspace(int device_type, int device_id, uint64_t bytes, void** out) {

@@ -134,7 +134,6 @@ bool Holds(const void* pointer, size_t bytes) {
 
 std::mutex stream_mutex;
 std::set<StreamQueue*> live_streams;
-std::map<std::pair<int, int>, void*> current_streams;  // SetStream's, by device
 
 StreamQueue& NullStream() {
 #ifdef FAULT_READS_HOST_BUFFER_LATE
@@ -368,10 +367,8 @@ Failure FreeStream(int device_type, int device_id, void* stream) {
       return "StreamFree: not a live stream";
     }
     owned.reset(static_cast<StreamQueue*>(stream));  // made by CreateStream
-    for (auto& [device, current] : current_streams) {
-      if (current == stream) current = nullptr;
-    }
   }
+  ForgetCurrentStream(stream);
   owned->Drain();
   return {};
 }
@@ -410,17 +407,6 @@ Failure SyncStreamFromTo(int device_type, int device_id, void* from, void* to) {
   }
 #endif
   return {};
-}
-
-void* CurrentStream(int device_type, int device_id) {
-  std::lock_guard<std::mutex> lock(stream_mutex);
-  auto found = current_streams.find({device_type, device_id});
-  return found == current_streams.end() ? nullptr : found->second;
-}
-
-void RecordCurrentStream(int device_type, int device_id, void* stream) {
-  std::lock_guard<std::mutex> lock(stream_mutex);
-  current_streams[{device_type, device_id}] = stream;
 }
 
 Failure AllocWorkspace(int device_type, int device_id, uint64_t bytes, void** out) {

@@ -3,9 +3,10 @@
 // tvm_ffi_api.cc (tvm-ffi's C ABI and TVM's globals, v0.21 on). Two cores
 // implement it: device_core.cc, described here, and cpu_backend_core.cc, a
 // correct device written the way TVM's own CPU backend behaves (that file
-// says how it differs); tensor_rules.cc holds what both share. It serves two
-// device types over host memory: cpu (1, devices 0 and 1) and ext_dev (12,
-// device 0, a fake accelerator with GPU-like attributes), with
+// says how it differs); tensor_rules.cc and current_streams.cc hold what
+// both share. device_core.cc serves two device types over host memory: cpu
+// (1, devices 0 and 1) and ext_dev (12, device 0, a fake accelerator with
+// GPU-like attributes), with
 //
 //   - data space from posix_memalign, honouring every power-of-two alignment
 //     (on cpu, as TVM's CPU backend, none below sizeof(void*));
@@ -78,6 +79,8 @@ Failure SyncStreamFromTo(int device_type, int device_id, void* from, void* to);
 // one current without a check, as tvm-ffi's TVMFFIEnvSetStream records it.
 void* CurrentStream(int device_type, int device_id);
 void RecordCurrentStream(int device_type, int device_id, void* stream);
+// A freed stream is current nowhere any more (current_streams.cc).
+void ForgetCurrentStream(void* stream);
 
 // --- workspace pool ---------------------------------------------------------
 
