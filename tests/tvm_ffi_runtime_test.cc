@@ -82,11 +82,10 @@ TEST(TvmFfiRuntimeConform, ARuntimeBehavingAsTvmsOwnCpuBackendIsConformant) {
   const auto results = Results(result.out);
   ASSERT_EQ(results.size(), 11u);
   for (const auto& [id, entry] : results) {
-    const bool skips = id == kSyncStreamFromTo || id == "tvm_device_api.memory_attributes";
+    const bool skips = id == kSyncStreamFromTo || id == "tvm_device_api.memory_attributes" ||
+                       id == "tvm_device_api.workspace_reuse";
     EXPECT_EQ(entry["status"], skips ? "skip" : "pass") << id << ": " << entry.dump(2);
   }
-  EXPECT_EQ(results.at("tvm_device_api.workspace_reuse")["details"]["new_addresses_after_round_1"],
-            0);
 }
 
 TEST(TvmFfiRuntimeConform, AnAbsentDeviceIsAUsageError) {

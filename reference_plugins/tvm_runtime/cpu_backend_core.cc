@@ -20,10 +20,7 @@
 //
 // Built as field_tvm_cpu_backend (the v0.20 front end) and
 // field_tvm_ffi_cpu_backend (tvm-ffi), test material for
-// tests/tvm_runtime_test.cc and tests/tvm_ffi_runtime_test.cc; and once
-// faulty, faulty_tvm_cpu_backend_workspace_never_reused, whose freed
-// workspaces are kept: with kAvailableGlobalMemory None, only their
-// addresses can show it.
+// tests/tvm_runtime_test.cc and tests/tvm_ffi_runtime_test.cc.
 #include <sys/sysinfo.h>
 
 #include <algorithm>
@@ -80,7 +77,6 @@ class WorkspacePool {
     // NOLINTBEGIN(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory)
     for (const Block& block : free_) std::free(block.data);
     for (const Block& block : in_use_) std::free(block.data);
-    for (const Block& block : kept_) std::free(block.data);
     // NOLINTEND(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory)
   }
 
@@ -121,10 +117,6 @@ class WorkspacePool {
     if (found == in_use_.rend()) return false;
     const Block block = *found;
     in_use_.erase(std::next(found).base());
-#ifdef FAULT_WORKSPACE_NEVER_REUSED
-    kept_.push_back(block);  // neither released nor reused: held until exit
-    return true;
-#endif
     auto after = std::upper_bound(free_.begin(), free_.end(), block.bytes,
                                   [](size_t size, const Block& free) { return size < free.bytes; });
     free_.insert(after, block);
@@ -134,7 +126,6 @@ class WorkspacePool {
  private:
   std::vector<Block> free_;    // sorted from small to big
   std::vector<Block> in_use_;  // in the order taken
-  std::vector<Block> kept_;    // freed, under FAULT_WORKSPACE_NEVER_REUSED, yet never reused
 };
 
 // TVM keeps one pool per thread (thread_local); a library sectl dlopens may
