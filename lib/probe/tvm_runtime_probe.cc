@@ -128,7 +128,16 @@ std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe, size_t width
   out += fmt::format("Route        {}\n", probe.value("route", ""));
   const auto& types = probe["device_types"];
   if (types.empty()) out += "\nNo device type answers kExist 1 for device 0.\n";
+  // Types whose kExist failed outright (TVM cannot name DLPack's newest
+  // ones) are listed together at the end, not as sections of their own.
+  std::string failed;
   for (const auto& type : types) {
+    if (type["devices"].empty() && type.contains("kExist_error")) {
+      failed +=
+          fmt::format("{}{} ({}): {}", failed.empty() ? "" : "; ", type["name"].get<std::string>(),
+                      type["type"].get<int>(), type["kExist_error"].get<std::string>());
+      continue;
+    }
     std::string ids;
     for (const auto& device : type["devices"]) {
       ids += fmt::format("{}{}", ids.empty() ? "" : ", ", device["id"].get<int>());
@@ -156,6 +165,7 @@ std::string RenderTvmRuntimeProbeTable(const nlohmann::json& probe, size_t width
       previous = &device;
     }
   }
+  if (!failed.empty()) out += "\n" + WrapLine("kExist failed for " + failed, width, 2) + "\n";
   return out;
 }
 

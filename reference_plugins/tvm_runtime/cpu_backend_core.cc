@@ -6,7 +6,8 @@
 // reference core in every way the checks must accept:
 //
 //   - one device type, cpu, and kExist is 1 for every device id: TVM's CPU
-//     backend never looks at the id;
+//     backend never looks at the id; kExist for a type TVM cannot name
+//     (DLPack's maia and trn) is an error, not 0;
 //   - no streams: CreateStream hands out null and every stream operation does
 //     nothing (the base DeviceAPI's defaults), as copies are finished when
 //     they return;
@@ -227,6 +228,12 @@ Failure FreeWorkspace(int device_type, int device_id, void* pointer) {
 
 Failure GetDeviceAttr(int device_type, int device_id, int kind, Attribute* out) {
   if (kind == kExist) {
+    // TVM names a device type before it looks its backend up, and its list
+    // (DLDeviceType2Str) ends at hexagon, 16: DLPack's newer types fail.
+    constexpr int kLastTypeTvmNames = 16;
+    if (device_type < kDLCPU || device_type > kLastTypeTvmNames) {
+      return "unknown type = " + std::to_string(device_type);
+    }
     *out = {Attribute::Kind::kInteger, device_type == kDLCPU ? 1 : 0, {}};
     return {};
   }
