@@ -51,9 +51,14 @@ Failure NotEnabled(int device_type) {
 }
 
 // posix_memalign as TVM's CPU backend calls it: a failure is std::bad_alloc.
+// The alignments glibc refuses with EINVAL (not a power of two, or below
+// sizeof(void*)) are refused here first: a sanitizer's posix_memalign aborts
+// on them instead.
 void* Allocate(size_t bytes, size_t alignment, Failure& failure) {
+  const bool valid_alignment = alignment >= sizeof(void*) && (alignment & (alignment - 1)) == 0;
   void* pointer = nullptr;
-  if (bytes > kLargestMapping || posix_memalign(&pointer, alignment, bytes) != 0) {
+  if (!valid_alignment || bytes > kLargestMapping ||
+      posix_memalign(&pointer, alignment, bytes) != 0) {
     failure = "std::bad_alloc";
     return nullptr;
   }
