@@ -590,11 +590,24 @@ TEST(HostileParent, AsAPlainUserThePluginStillSeesNoOtherProcess) {
   }
   TemporaryDirectory directory;
   std::filesystem::permissions(directory.path(), std::filesystem::perms::all);
+  // nobody may not reach the build tree (a clone in a 0700 directory, or
+  // under /root): it runs copies of sectl and the plugin from a directory
+  // of its own.
+  const std::filesystem::path sectl = directory.path() / "sectl";
+  const std::filesystem::path plugin = directory.path() / "hostile_parent_neighbours.so";
+  std::filesystem::copy_file(SECTL_BINARY, sectl);
+  std::filesystem::copy_file(HostilePlugin("hostile_parent_neighbours"), plugin);
+  for (const auto& copy : {sectl, plugin}) {
+    std::filesystem::permissions(
+        copy, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                  std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                  std::filesystem::perms::others_exec);
+  }
   const std::filesystem::path log = directory.path() / "hostile.log";
   const testing::CommandResult command = testing::Run(
-      {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SECTL_BINARY, "conform",
-       HostilePlugin("hostile_parent_neighbours"), "--report", "json", "--pass-env",
-       "SECTL_HOSTILE_LOG", "--no-throughput", "--filter", "registration.*"},
+      {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sectl.string(), "conform",
+       plugin.string(), "--report", "json", "--pass-env", "SECTL_HOSTILE_LOG", "--no-throughput",
+       "--filter", "registration.*"},
       {.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()}, .deadline = kRunLimit});
   const json report = json::parse(command.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_TRUE(report.is_object()) << command.out << command.err;
