@@ -77,6 +77,11 @@ constexpr std::string_view kCompatFix =
     "validates or calls, or refuse it cleanly with a non-OK status from "
     "`SE_InitPlugin`. A refusal is a skip, not a finding.";
 
+// Why a crash in a compat.* check does not make it required: it registers
+// the plugin as another generation's host than the selected one.
+constexpr std::string_view kCompatUnusualUse =
+    "it registers the plugin as a TensorFlow generation other than the one selected";
+
 }  // namespace
 
 SECTL_CHECK("compat.tf_2_5", kInfo, "TensorFlow 2.5 to 2.6 loads this plugin and uses it safely",
@@ -89,7 +94,8 @@ SECTL_CHECK("compat.tf_2_5", kInfo, "TensorFlow 2.5 to 2.6 loads this plugin and
             .common_mistakes = kCompatMistakes, .how_to_fix = kCompatFix,
             .proven_by =
                 "`FILLS_NEW_LAYOUT_ON_OLD_HOST`, `OVERRUNS_OLDER_HOST`, `NO_SYNC_MEMCPY_DTOD`, "
-                "`WRITES_PAST_STREAM_EXECUTOR`") {
+                "`WRITES_PAST_STREAM_EXECUTOR`",
+            .unusual_use = kCompatUnusualUse) {
   ReportGeneration(check, "2.5");
 }
 
@@ -101,7 +107,8 @@ SECTL_CHECK("compat.tf_2_7", kInfo, "TensorFlow 2.7 to 2.9 loads this plugin and
                 "with the reason if not), and would it be harmed (writes past its structs, wrong "
                 "or null functions called: a warning)",
             .common_mistakes = kCompatMistakes, .how_to_fix = kCompatFix,
-            .proven_by = "`NO_SYNC_MEMCPY_DTOD`, `WRITES_PAST_STREAM_EXECUTOR`") {
+            .proven_by = "`NO_SYNC_MEMCPY_DTOD`, `WRITES_PAST_STREAM_EXECUTOR`",
+            .unusual_use = kCompatUnusualUse) {
   ReportGeneration(check, "2.7");
 }
 
@@ -113,7 +120,8 @@ SECTL_CHECK("compat.tf_2_10", kInfo, "TensorFlow 2.10 to 2.15 loads this plugin 
                 "not), and would it be harmed (writes past its structs, wrong or null functions "
                 "called: a warning)",
             .common_mistakes = kCompatMistakes, .how_to_fix = kCompatFix,
-            .proven_by = "`NO_SYNC_MEMCPY_DTOD`, `WRITES_PAST_STREAM_EXECUTOR`") {
+            .proven_by = "`NO_SYNC_MEMCPY_DTOD`, `WRITES_PAST_STREAM_EXECUTOR`",
+            .unusual_use = kCompatUnusualUse) {
   ReportGeneration(check, "2.10");
 }
 
@@ -126,7 +134,8 @@ SECTL_CHECK("compat.latest", kInfo,
                 "reason if not), and would it be harmed (writes past its structs, wrong or null "
                 "functions called: a warning)",
             .common_mistakes = kCompatMistakes, .how_to_fix = kCompatFix,
-            .proven_by = "`NO_DESTROY_TIMER_FNS`, `WRITES_PAST_STREAM_EXECUTOR`") {
+            .proven_by = "`NO_DESTROY_TIMER_FNS`, `WRITES_PAST_STREAM_EXECUTOR`",
+            .unusual_use = kCompatUnusualUse) {
   ReportGeneration(check, "latest");
 }
 

@@ -157,28 +157,31 @@ SECTL_CHECK("device.create_every_ordinal", kRequired,
   if (created < count) check.details()["not_created"] = count - created;
 }
 
-SECTL_CHECK("device.out_of_range", kRecommended,
-            "create_device for an ordinal at or beyond the count fails cleanly and hands out no "
-            "device",
-            .tests = {kCreateDevice},
-            .severity_reason =
-                "No released TensorFlow asks for an ordinal at or beyond get_device_count, so a "
-                "fixed count that ignores the ordinal harms none; an exception across the C API "
-                "is still a failure (TensorFlow terminates)",
-            .establishes =
-                "`create_device` for ordinals `count` and `count+1` fails with a non-OK status; "
-                "a success, or a failure that leaves a `device_handle` behind, warns, and a C++ "
-                "exception thrown across the C API fails",
-            .common_mistakes =
-                "A `create_device` that ignores the ordinal (a fixed count with one device for "
-                "every ordinal). In C++, validating the ordinal by throwing (`std::vector::at`) "
-                "instead of setting an error status: TensorFlow calls the plugin from C++ code "
-                "without a handler, and the process ends in `std::terminate`.",
-            .how_to_fix =
-                "Check `params->ordinal` against the device count and refuse an ordinal out of "
-                "range with `TF_SetStatus(status, TF_INVALID_ARGUMENT, ...)`; catch every C++ "
-                "exception inside the plugin and turn it into a status.",
-            .proven_by = "`OUT_OF_RANGE_SUCCEEDS` (warns), `THROWS_FROM_CREATE_DEVICE` (fails)") {
+SECTL_CHECK(
+    "device.out_of_range", kRecommended,
+    "create_device for an ordinal at or beyond the count fails cleanly and hands out no "
+    "device",
+    .tests = {kCreateDevice},
+    .severity_reason =
+        "No released TensorFlow asks for an ordinal at or beyond get_device_count, so a "
+        "fixed count that ignores the ordinal harms none; an exception across the C API "
+        "is still a failure (TensorFlow terminates)",
+    .establishes =
+        "`create_device` for ordinals `count` and `count+1` fails with a non-OK status; "
+        "a success, or a failure that leaves a `device_handle` behind, warns, and a C++ "
+        "exception thrown across the C API fails",
+    .common_mistakes =
+        "A `create_device` that ignores the ordinal (a fixed count with one device for "
+        "every ordinal). In C++, validating the ordinal by throwing (`std::vector::at`) "
+        "instead of setting an error status: TensorFlow calls the plugin from C++ code "
+        "without a handler, and the process ends in `std::terminate`.",
+    .how_to_fix =
+        "Check `params->ordinal` against the device count and refuse an ordinal out of "
+        "range with `TF_SetStatus(status, TF_INVALID_ARGUMENT, ...)`; catch every C++ "
+        "exception inside the plugin and turn it into a status.",
+    .proven_by = "`OUT_OF_RANGE_SUCCEEDS` (warns), `THROWS_FROM_CREATE_DEVICE` (fails)",
+    .unusual_use =
+        "TensorFlow asks create_device only for ordinals below what get_device_count reported") {
   host::Platform& platform = check.platform();
   const int count = RequireSomeDevices(check);
   nlohmann::json answers = nlohmann::json::array();

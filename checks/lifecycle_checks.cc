@@ -398,6 +398,13 @@ SECTL_CHECK("lifecycle.tensorflow_order", kRequired,
                       PluginFunction::kDestroyPlatform, PluginFunction::kDestroyPlatformFns});
 }
 
+// Why a crash in the lifecycle checks does not make them required: they tear
+// down and create again what TensorFlow keeps for the life of its process.
+constexpr std::string_view kLifecycleUnusualUse =
+    "TensorFlow creates each device and its stream group once and keeps them for the life of the "
+    "process (StreamGroupFactory never deletes a stream); only its unit tests tear a platform "
+    "down and create it again";
+
 SECTL_CHECK("lifecycle.recreate", kRecommended,
             "A device with its stream, event and timer can be created and destroyed 50 times over",
             .tests = {kCreateDevice, kDestroyDevice, kCreateStream, kDestroyStream, kCreateEvent,
@@ -416,7 +423,7 @@ SECTL_CHECK("lifecycle.recreate", kRecommended,
             .how_to_fix =
                 "Give back in each destroy function everything the matching create took: table "
                 "slots, handles, driver objects.",
-            .proven_by = "`DEVICE_TABLE_EXHAUSTED`") {
+            .proven_by = "`DEVICE_TABLE_EXHAUSTED`", .unusual_use = kLifecycleUnusualUse) {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kDestroyStream,
                              PluginFunction::kCreateEvent, PluginFunction::kDestroyEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kBlockHostForEvent});
@@ -466,7 +473,8 @@ SECTL_CHECK("lifecycle.no_growth", kRecommended,
                 "a leak checker through repeated create/destroy cycles.",
             .proven_by =
                 "`LEAKS_STREAM_THREADS`, `LEAKS_MEMORY_PER_STREAM`, "
-                "`LEAKS_DEVICE_MEMORY_PER_EVENT`, `STREAM_DESTROY_LEAKS`, `EVENT_DESTROY_LEAKS`") {
+                "`LEAKS_DEVICE_MEMORY_PER_EVENT`, `STREAM_DESTROY_LEAKS`, `EVENT_DESTROY_LEAKS`",
+            .unusual_use = kLifecycleUnusualUse) {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kDestroyStream,
                              PluginFunction::kCreateEvent, PluginFunction::kDestroyEvent,
                              PluginFunction::kRecordEvent, PluginFunction::kBlockHostForEvent});

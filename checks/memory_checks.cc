@@ -435,25 +435,29 @@ SECTL_CHECK("memory.alignment", kRequired,
   }
 }
 
-SECTL_CHECK("memory.allocate_zero", kRecommended,
-            "allocate of 0 bytes returns null or valid memory, and deallocate takes it back "
-            "without crashing",
-            .tests = {kAllocate, kDeallocate},
-            .severity_reason =
-                "No released TensorFlow asks allocate for 0 bytes (its DeviceMemAllocator "
-                "allocates only when num_bytes > 0), so none frees a 0-byte block either; "
-                "other hosts and direct users may",
-            .establishes =
-                "`allocate` of 0 bytes returns null or valid memory without crashing, and "
-                "`deallocate` takes back a non-null block passed as TensorFlow passes blocks "
-                "(only `opaque` set)",
-            .common_mistakes =
-                "Writing a bookkeeping header in front of a block that was never obtained for 0 "
-                "bytes, or asking the driver for 0 bytes and using its null answer.",
-            .how_to_fix =
-                "Handle a size of 0 first: return `opaque = NULL`, `size = 0` (or a valid "
-                "minimal block), and let `deallocate` accept what `allocate(0)` returned.",
-            .proven_by = "`ALLOCATE_ZERO_CRASH` (crash)") {
+SECTL_CHECK(
+    "memory.allocate_zero", kRecommended,
+    "allocate of 0 bytes returns null or valid memory, and deallocate takes it back "
+    "without crashing",
+    .tests = {kAllocate, kDeallocate},
+    .severity_reason =
+        "No released TensorFlow asks allocate for 0 bytes (its DeviceMemAllocator "
+        "allocates only when num_bytes > 0), so none frees a 0-byte block either; "
+        "other hosts and direct users may",
+    .establishes =
+        "`allocate` of 0 bytes returns null or valid memory without crashing, and "
+        "`deallocate` takes back a non-null block passed as TensorFlow passes blocks "
+        "(only `opaque` set)",
+    .common_mistakes =
+        "Writing a bookkeeping header in front of a block that was never obtained for 0 "
+        "bytes, or asking the driver for 0 bytes and using its null answer.",
+    .how_to_fix =
+        "Handle a size of 0 first: return `opaque = NULL`, `size = 0` (or a valid "
+        "minimal block), and let `deallocate` accept what `allocate(0)` returned.",
+    .proven_by = "`ALLOCATE_ZERO_CRASH` (crash)",
+    .unusual_use =
+        "TensorFlow's allocators never ask the plugin for 0 bytes: DeviceMemAllocator::Alloc "
+        "(device_mem_allocator.h) calls it only when num_bytes > 0") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   const SP_DeviceMemoryBase memory =
@@ -848,7 +852,9 @@ SECTL_CHECK("memory.allocator_stats", kRecommended,
                 "Keep the counters in `allocate` and `deallocate` under one lock; report "
                 "`has_bytes_limit` only for a limit `allocate` enforces; return false when you "
                 "keep no statistics.",
-            .proven_by = "`STATS_NOT_RELEASED`, `LIMIT_NOT_ENFORCED`") {
+            .proven_by =
+                "`STATS_NOT_RELEASED`, `LIMIT_NOT_ENFORCED`; `STATS_CRASH` (a crash, which makes "
+                "it required)") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
                              PluginFunction::kGetAllocatorStats});
   const host::Device& device = check.device();

@@ -177,26 +177,28 @@ SECTL_CHECK("registration.required_callbacks", kRequired,
   check.details() = {{"tf_version", generation.id}, {"missing", missing}};
 }
 
-SECTL_CHECK("registration.major_version", kInfo,
-            "SE_InitPlugin refuses a host of another major version of the API",
-            .tests = {kInitPlugin},
-            .severity_reason =
-                "Every released TensorFlow offers version 0.0.1 (SE_MAJOR never "
-                "changed), so none is harmed; the versioning strategy asks for it",
-            .establishes =
-                "offered major version 1 (1.0.1: a host whose structs this plugin cannot know), "
-                "`SE_InitPlugin` refuses, and writes nothing into the host's structs before "
-                "refusing; accepting, or refusing after writing, warns",
-            .common_mistakes =
-                "No version check at all (TensorFlow core never checks, so nothing prompts one, "
-                "although the versioning strategy's example puts the check in the plugin), or a "
-                "check made only after the plugin has filled the host's structs. The faulty "
-                "plugin hides the host's major version from its own check.",
-            .how_to_fix =
-                "First thing in `SE_InitPlugin`: when `params->major_version != SE_MAJOR`, set a "
-                "non-OK status that names both versions (FAILED_PRECONDITION) and return before "
-                "writing anything.",
-            .proven_by = "`ACCEPTS_ANY_MAJOR`") {
+SECTL_CHECK(
+    "registration.major_version", kInfo,
+    "SE_InitPlugin refuses a host of another major version of the API", .tests = {kInitPlugin},
+    .severity_reason =
+        "Every released TensorFlow offers version 0.0.1 (SE_MAJOR never "
+        "changed), so none is harmed; the versioning strategy asks for it",
+    .establishes =
+        "offered major version 1 (1.0.1: a host whose structs this plugin cannot know), "
+        "`SE_InitPlugin` refuses, and writes nothing into the host's structs before "
+        "refusing; accepting, or refusing after writing, warns",
+    .common_mistakes =
+        "No version check at all (TensorFlow core never checks, so nothing prompts one, "
+        "although the versioning strategy's example puts the check in the plugin), or a "
+        "check made only after the plugin has filled the host's structs. The faulty "
+        "plugin hides the host's major version from its own check.",
+    .how_to_fix =
+        "First thing in `SE_InitPlugin`: when `params->major_version != SE_MAJOR`, set a "
+        "non-OK status that names both versions (FAILED_PRECONDITION) and return before "
+        "writing anything.",
+    .proven_by = "`ACCEPTS_ANY_MAJOR`",
+    .unusual_use =
+        "it offers SE_InitPlugin an API version no released TensorFlow offers (all offer 0.0.1)") {
   const InitCall next_major(check, kNextMajorVersion);
   check.details() = next_major.Describe();
   if (next_major.succeeded() && !next_major.RegisteredNothing()) {
@@ -216,29 +218,31 @@ SECTL_CHECK("registration.major_version", kInfo,
   }
 }
 
-SECTL_CHECK("registration.status", kRecommended,
-            "SE_InitPlugin's status is OK exactly when it registered the platform",
-            .tests = {kInitPlugin},
-            .severity_reason =
-                "Every released TensorFlow offers version 0.0.1, where registration.init already "
-                "judges the status; the hosts of other versions this check emulates are yet to "
-                "come, and TensorFlow reads nothing but the status there",
-            .establishes =
-                "offered 1.0.1 and 0.1.1, `SE_InitPlugin` never returns OK having registered "
-                "nothing (a silent refusal: no name, type or destroy functions), and never "
-                "leaves a non-OK status after registering the platform for the compatible minor "
-                "version (a stale error)",
-            .common_mistakes =
-                "Returning early from a refusal without setting the status: TensorFlow takes OK, "
-                "then rejects the plugin for its missing `destroy_platform`, which hides the "
-                "real reason. Leaving a \"warning\" in the status of a registration that went "
-                "ahead: TensorFlow treats any non-OK status as failure, and reuses one "
-                "`TF_Status` for all the calls of registration without resetting it.",
-            .how_to_fix =
-                "Set the status on every path out of `SE_InitPlugin`: a non-OK code with the "
-                "reason when refusing, `TF_OK` once the platform is registered. Put warnings in "
-                "a log, never in the status.",
-            .proven_by = "`STATUS_NOT_SET_ON_REJECT`, `STALE_STATUS_ON_SUCCESS`") {
+SECTL_CHECK(
+    "registration.status", kRecommended,
+    "SE_InitPlugin's status is OK exactly when it registered the platform", .tests = {kInitPlugin},
+    .severity_reason =
+        "Every released TensorFlow offers version 0.0.1, where registration.init already "
+        "judges the status; the hosts of other versions this check emulates are yet to "
+        "come, and TensorFlow reads nothing but the status there",
+    .establishes =
+        "offered 1.0.1 and 0.1.1, `SE_InitPlugin` never returns OK having registered "
+        "nothing (a silent refusal: no name, type or destroy functions), and never "
+        "leaves a non-OK status after registering the platform for the compatible minor "
+        "version (a stale error)",
+    .common_mistakes =
+        "Returning early from a refusal without setting the status: TensorFlow takes OK, "
+        "then rejects the plugin for its missing `destroy_platform`, which hides the "
+        "real reason. Leaving a \"warning\" in the status of a registration that went "
+        "ahead: TensorFlow treats any non-OK status as failure, and reuses one "
+        "`TF_Status` for all the calls of registration without resetting it.",
+    .how_to_fix =
+        "Set the status on every path out of `SE_InitPlugin`: a non-OK code with the "
+        "reason when refusing, `TF_OK` once the platform is registered. Put warnings in "
+        "a log, never in the status.",
+    .proven_by = "`STATUS_NOT_SET_ON_REJECT`, `STALE_STATUS_ON_SUCCESS`",
+    .unusual_use =
+        "it offers SE_InitPlugin API versions no released TensorFlow offers (all offer 0.0.1)") {
   // Two hosts the plugin may accept or refuse; whichever it does, the
   // status must say so, because TensorFlow reads nothing else. One
   // registration at a time, each torn down before the next.

@@ -350,7 +350,8 @@ SECTL_CHECK("struct_size.newer_host", kRecommended,
                 "Accept a `struct_size` at least as large as your header's: fill the members you "
                 "know and leave the rest as the host set them (zero). Refuse only a size smaller "
                 "than a member you must write.",
-            .proven_by = "`CONFUSED_BY_NEWER_HOST`") {
+            .proven_by = "`CONFUSED_BY_NEWER_HOST`",
+            .unusual_use = "it registers the plugin as a host newer than any released TensorFlow") {
   // The same steps with this header's sizes first: what fails there too is
   // another check's failure, not confusion about struct_size.
   const HostOutcome matching = UseHost(check, {.generation = abi::LatestHostGeneration()});

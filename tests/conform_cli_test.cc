@@ -98,7 +98,7 @@ TEST(Conform, BothReferencePluginsPassEverything) {
         Conform(name == "sectl_cpu" ? std::vector<std::string>{}
                                     : std::vector<std::string>{ReferencePlugin(name)},
                 0);
-    EXPECT_EQ(report["schema_version"], 4);
+    EXPECT_EQ(report["schema_version"], 5);
     EXPECT_TRUE(report["load_error"].is_null());
     EXPECT_GE(report["results"].size(), 4u);
     std::map<std::string, std::string> skipped;
@@ -402,10 +402,10 @@ TEST(Conform, APathThatNamesNoSharedLibraryIsAUsageError) {
     std::string path;
     std::string cause;
   };
-  for (const Case& mistake : {Case{"/nonexistent/plugin.so", "no such file"},
-                              Case{SECTL_PLUGIN_DIR, "is a directory"},
-                              Case{"/bin/ls", "a position-independent executable"},
-                              Case{text_file.string(), "not an ELF file"}}) {
+  for (const Case& mistake :
+       {Case{"/nonexistent/plugin.so", "no such file"}, Case{SECTL_PLUGIN_DIR, "is a directory"},
+        Case{"/bin/ls", "a position-independent executable"},
+        Case{text_file.string(), "not an ELF file"}}) {
     for (const std::vector<std::string>& command :
          {std::vector<std::string>{"conform", mistake.path},
           std::vector<std::string>{"probe", mistake.path},

@@ -3,6 +3,7 @@
 // and merging the reports of several shards.
 #include "report/conform_report.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -247,7 +248,7 @@ TEST(ConformTable, ShowsThroughputBeforeTheVerdict) {
 TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
   const std::string text = ConformReportToJson(SampleReport());
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 4,\n  \"kind\": \"sectl.conform\",\n  "
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 5,\n  \"kind\": \"sectl.conform\",\n  "
                        "\"verdict\": \"not_conformant\",\n",
                        0),
             0u);
@@ -302,7 +303,7 @@ TEST(ConformJson, SchemaRejectsDrift) {
   ExpectRejectedBySchema(missing);
 
   json newer = SampleJson();
-  newer["schema_version"] = 5;
+  newer["schema_version"] = 6;
   ExpectRejectedBySchema(newer);
 
   json unblamed = SampleJson();
@@ -325,10 +326,10 @@ TEST(ConformJson, RefusesAnotherKindOfReport) {
 
 TEST(ConformJson, NamesTheSchemaVersionFoundAndSupported) {
   json newer = SampleJson();
-  newer["schema_version"] = 5;
+  newer["schema_version"] = 6;
   const std::string error = FromJsonError(newer.dump());
-  EXPECT_TRUE(Contains(error, "schema_version 5")) << error;
-  EXPECT_TRUE(Contains(error, "reads schema_version 1 to 4")) << error;
+  EXPECT_TRUE(Contains(error, "schema_version 6")) << error;
+  EXPECT_TRUE(Contains(error, "reads schema_version 1 to 5")) << error;
 }
 
 // Version 1 had no blocked status, root causes or culprits; such reports
@@ -398,17 +399,134 @@ TEST(ConformTable, StartsWithTheRootCauses) {
   const std::string table = RenderConformTable(SampleReport(), {});
   const size_t causes = table.find("Root causes");
   ASSERT_NE(causes, std::string::npos) << table;
-  EXPECT_TRUE(Contains(table, "SP_StreamExecutor.memcpy_dtoh — 1 failed, 1 blocked")) << table;
+  EXPECT_TRUE(Contains(table,
+                       "SP_StreamExecutor.memcpy_dtoh (required) — fails 1 required check, "
+                       "blocks 1 required check"))
+      << table;
   EXPECT_LT(causes, table.find("PASS")) << table;
   EXPECT_TRUE(Contains(table, "BLOCKED")) << table;
   EXPECT_TRUE(Contains(table, "required because: TensorFlow 2.5 and later")) << table;
   EXPECT_FALSE(Contains(RenderConformTable(PassingReport(), {}), "Root causes"));
 }
 
-TEST(ConformReport, ABlockedCheckIsNoFailure) {
+// "conformant" is a proof: a required check that could not run proved
+// nothing, so it stands in the way as a failure does.
+TEST(ConformReport, ABlockedRequiredCheckMakesTheRunNotConformant) {
   ConformReport report = PassingReport();
   report.results.push_back(Result("stream.in_order", CheckStatus::kBlocked, "blocked"));
-  EXPECT_TRUE(IsConformant(report));
+  EXPECT_EQ(JudgeReport(report), Verdict::kNotConformant);
+  EXPECT_EQ(RequiredFailures(report), 1);
+  EXPECT_EQ(DescribeRequiredFailures(report), "1 required check blocked, so not verified");
+}
+
+TEST(ConformReport, AnyErrorOfSectlMakesTheRunInconclusive) {
+  ConformReport report = PassingReport();
+  CheckResult error = Result("fill.memset", CheckStatus::kError, "sectl ran out of memory");
+  error.severity = CheckSeverity::kRecommended;
+  report.results.push_back(error);
+  EXPECT_EQ(JudgeReport(report), Verdict::kInconclusive);
+}
+
+// One word per outcome: a status that fails the run is found only on
+// required checks.
+TEST(SettleStatus, ARecommendedFailureIsAWarningThatSaysWhatItObserved) {
+  CheckResult result = Result("fill.memset", CheckStatus::kFail, "writes 4 bytes per byte");
+  result.severity = CheckSeverity::kRecommended;
+  SettleStatus(result);
+  EXPECT_EQ(result.status, CheckStatus::kWarn);
+  EXPECT_EQ(result.observed_status, CheckStatus::kFail);
+  EXPECT_EQ(result.message, "recommended: fails: writes 4 bytes per byte");
+  // Settling twice changes nothing.
+  SettleStatus(result);
+  EXPECT_EQ(result.message, "recommended: fails: writes 4 bytes per byte");
+
+  CheckResult crash = Result("compat.tf_2_5", CheckStatus::kCrash, "SIGSEGV");
+  crash.severity = CheckSeverity::kInfo;
+  SettleStatus(crash);
+  EXPECT_EQ(crash.status, CheckStatus::kWarn);
+  EXPECT_EQ(crash.message, "info: crashed: SIGSEGV");
+}
+
+TEST(SettleStatus, ARecommendedBlockedCheckIsASkipThatSaysItWasNotRun) {
+  CheckResult result = Result("lifecycle.recreate", CheckStatus::kBlocked, "blocked: x");
+  result.severity = CheckSeverity::kRecommended;
+  SettleStatus(result);
+  EXPECT_EQ(result.status, CheckStatus::kSkip);
+  EXPECT_EQ(result.observed_status, CheckStatus::kBlocked);
+  EXPECT_EQ(result.message, "recommended: not run: blocked: x");
+}
+
+TEST(SettleStatus, LeavesRequiredResultsAndEverythingElseAlone) {
+  for (CheckStatus status : kAllStatuses) {
+    CheckResult required = Result("memcpy.htod", status, "m");
+    SettleStatus(required);
+    EXPECT_EQ(required.status, status);
+    EXPECT_FALSE(required.observed_status);
+  }
+  for (CheckStatus status :
+       {CheckStatus::kPass, CheckStatus::kWarn, CheckStatus::kSkip, CheckStatus::kError}) {
+    CheckResult recommended = Result("fill.memset", status, "m");
+    recommended.severity = CheckSeverity::kRecommended;
+    SettleStatus(recommended);
+    EXPECT_EQ(recommended.status, status);
+    EXPECT_EQ(recommended.message, "m");
+  }
+}
+
+TEST(ConformJson, SettlesTheStatusesOfOlderReportsAsTheyAreRead) {
+  ConformReport report = PassingReport();
+  CheckResult recommended = Result("fill.memset", CheckStatus::kFail, "wrong bytes");
+  recommended.severity = CheckSeverity::kRecommended;
+  recommended.culprits = {"SP_StreamExecutor.memset"};
+  report.results.push_back(recommended);
+  json old = json::parse(ConformReportToJson(report));
+  old["schema_version"] = 4;
+  for (auto& result : old["results"]) result.erase("observed_status");
+  const Expected<ConformReport> read = ConformReportFromJson(old.dump());
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(read->results.back().status, CheckStatus::kWarn);
+  EXPECT_EQ(read->results.back().observed_status, CheckStatus::kFail);
+  EXPECT_EQ(read->summary.CountOf(CheckStatus::kFail), 0);
+  EXPECT_EQ(read->summary.CountOf(CheckStatus::kWarn), 1);
+  EXPECT_EQ(JudgeReport(*read), Verdict::kConformant);
+}
+
+// The create_stream that aborts: the check testing it may be anything, but
+// a function whose defect blocks required checks fails the run itself.
+TEST(RootCauses, TakeTheHighestSeverityOfWhatTheyBlock) {
+  CheckResult crashed = Result("lifecycle.recreate", CheckStatus::kCrash, "SIGABRT");
+  crashed.severity = CheckSeverity::kRecommended;
+  crashed.culprits = {"SP_StreamExecutor.create_stream"};
+  SettleStatus(crashed);
+  std::vector<CheckResult> results = {crashed};
+  for (int i = 0; i < 28; ++i) {
+    CheckResult blocked =
+        Result(fmt::format("memcpy.check{}", i), CheckStatus::kBlocked, "blocked: SIGABRT");
+    blocked.culprits = {"SP_StreamExecutor.create_stream"};
+    results.push_back(blocked);
+  }
+  CheckResult recommended = Result("fill.memset", CheckStatus::kBlocked, "blocked: SIGABRT");
+  recommended.severity = CheckSeverity::kRecommended;
+  recommended.culprits = {"SP_StreamExecutor.create_stream"};
+  SettleStatus(recommended);
+  results.push_back(recommended);
+  CheckResult leak = Result("lifecycle.no_growth", CheckStatus::kWarn, "leaks");
+  leak.severity = CheckSeverity::kRecommended;
+  leak.culprits = {"SP_StreamExecutor.destroy_event"};
+  results.push_back(leak);
+
+  const std::vector<RootCause> causes = SummarizeRootCauses(results);
+  ASSERT_EQ(causes.size(), 2u);
+  EXPECT_EQ(causes[0].function, "SP_StreamExecutor.create_stream");
+  EXPECT_EQ(causes[0].severity, CheckSeverity::kRequired);
+  EXPECT_EQ(causes[0].failed, std::vector<std::string>{"lifecycle.recreate"});
+  EXPECT_EQ(causes[0].required_failed, 0);
+  EXPECT_EQ(causes[0].blocked.size(), 29u);
+  EXPECT_EQ(causes[0].required_blocked, 28);
+  EXPECT_EQ(DescribeReach(causes[0]),
+            "fails 1 check (not required), blocks 28 required checks and 1 not required");
+  EXPECT_EQ(causes[1].severity, CheckSeverity::kInfo);  // it only warned
+  EXPECT_EQ(DescribeReach(causes[1]), "1 warning");
 }
 
 TEST(ConformJson, NamesAMissingKey) {
@@ -491,13 +609,13 @@ TEST(ConformJunit, CountsMatchTheReport) {
   ParsedJunit junit;
   ASSERT_NO_FATAL_FAILURE(ParseJunit(xml, junit));
   EXPECT_STREQ(junit.suites.attribute("name").value(), "sectl");
-  // 10 results: the regression, the crash and the timeout fail; the error is
-  // an error; the skip, the expected failure and the blocked check are
-  // skipped.
+  // 10 results: the regression, the crash, the timeout and the blocked
+  // required check fail; the error is an error; the skip and the expected
+  // failure are skipped.
   EXPECT_EQ(junit.suites.attribute("tests").as_int(), 10);
-  EXPECT_EQ(junit.suites.attribute("failures").as_int(), 3);
+  EXPECT_EQ(junit.suites.attribute("failures").as_int(), 4);
   EXPECT_EQ(junit.suites.attribute("errors").as_int(), 1);
-  EXPECT_EQ(junit.suites.attribute("skipped").as_int(), 3);
+  EXPECT_EQ(junit.suites.attribute("skipped").as_int(), 2);
   EXPECT_STREQ(junit.suites.attribute("timestamp").value(), "2026-11-21T08:00:00Z");
 
   int testcases = 0;
@@ -534,13 +652,44 @@ TEST(ConformJunit, MapsEachStatus) {
   EXPECT_STREQ(Testcase(junit.suites, "allocator.stats").child("error").attribute("type").value(),
                "error");
   EXPECT_TRUE(Testcase(junit.suites, "timer.create").child("skipped"));
-  const pugi::xml_node blocked = Testcase(junit.suites, "fill.memset").child("skipped");
+  // A required check that was blocked proved nothing: a failure of the run.
+  const pugi::xml_node blocked = Testcase(junit.suites, "fill.memset").child("failure");
+  EXPECT_STREQ(blocked.attribute("type").value(), "blocked");
   EXPECT_TRUE(Contains(blocked.attribute("message").value(), "SP_StreamExecutor.memcpy_dtoh"));
 
   const pugi::xml_node warn = Testcase(junit.suites, "stream.sync");
   EXPECT_FALSE(warn.child("failure"));
   EXPECT_TRUE(Contains(warn.child("system-out").text().get(), "sync takes 2 s"));
   EXPECT_FALSE(Testcase(junit.suites, "memcpy.htod.sizes").first_child());
+}
+
+// The JUnit file marks the run failed exactly when the exit status does: a
+// settled warning passes, a settled blocked check is skipped, and missing
+// shards fail a test of their own.
+TEST(ConformJunit, FailsExactlyWhenTheVerdictDoes) {
+  ConformReport report = PassingReport();
+  CheckResult recommended = Result("fill.memset", CheckStatus::kFail, "wrong bytes");
+  recommended.severity = CheckSeverity::kRecommended;
+  SettleStatus(recommended);
+  CheckResult not_run = Result("lifecycle.recreate", CheckStatus::kBlocked, "blocked");
+  not_run.severity = CheckSeverity::kRecommended;
+  SettleStatus(not_run);
+  report.results.push_back(recommended);
+  report.results.push_back(not_run);
+  report.summary = Summarize(report.results);
+  ASSERT_EQ(JudgeReport(report), Verdict::kConformant);
+  ParsedJunit junit;
+  ASSERT_NO_FATAL_FAILURE(ParseJunit(RenderConformJunit(report), junit));
+  EXPECT_STREQ(junit.suites.attribute("failures").value(), "0");
+  EXPECT_STREQ(junit.suites.attribute("errors").value(), "0");
+  EXPECT_TRUE(Testcase(junit.suites, "lifecycle.recreate").child("skipped"));
+
+  report.missing_shards = {"1/2"};
+  ASSERT_EQ(JudgeReport(report), Verdict::kIncomplete);
+  ASSERT_NO_FATAL_FAILURE(ParseJunit(RenderConformJunit(report), junit));
+  EXPECT_STREQ(junit.suites.attribute("failures").value(), "1");
+  EXPECT_TRUE(Contains(
+      Testcase(junit.suites, "run.complete").child("failure").attribute("message").value(), "1/2"));
 }
 
 TEST(ConformJunit, AnExpectedFailureIsSkipped) {
@@ -632,11 +781,12 @@ TEST(ConformTable, VerboseShowsDetailsOfPassesToo) {
 
 TEST(ConformTable, EndsWithTheVerdict) {
   const std::string failing = RenderConformTable(SampleReport(), {});
-  EXPECT_TRUE(Contains(failing,
-                       "10 checks: 2 pass, 2 fail, 1 warn, 1 skip, 1 crash, 1 timeout, 1 error, "
-                       "1 blocked — "
-                       "NOT CONFORMANT (3 required checks failed); baseline: 1 regression, "
-                       "1 fixed, 1 expected, 1 expired\n"))
+  EXPECT_TRUE(
+      Contains(failing,
+               "10 checks: 2 pass, 2 fail, 1 warn, 1 skip, 1 crash, 1 timeout, 1 error, "
+               "1 blocked — "
+               "NOT CONFORMANT (3 required checks failed, 1 blocked); baseline: 1 regression, "
+               "1 fixed, 1 expected, 1 expired\n"))
       << failing;
   const std::string passing = RenderConformTable(PassingReport(), {});
   EXPECT_TRUE(Contains(passing, "2 checks: 1 pass, 1 skip — conformant\n")) << passing;
@@ -740,7 +890,7 @@ TEST(MergeReports, RefusesReportsOfDifferentPlugins) {
 TEST(MergeReports, RefusesDifferentRules) {
   std::vector<ConformReport> versions = TwoShards();
   versions[1].schema_version = 3;
-  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (4 vs 3)"));
+  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (5 vs 3)"));
 
   std::vector<ConformReport> profiles = TwoShards();
   profiles[1].profile = "tvm-device-api";

@@ -15,11 +15,14 @@ INSTANTIATE_TEST_SUITE_P(
     Faults, MemoryFaults,
     ::testing::Values(FaultCase{"misaligned_allocation", "memory.alignment", "fail"},
                       FaultCase{"size_not_reported", "memory.allocate", "fail"},
-                      FaultCase{"allocate_zero_crash", "memory.allocate_zero", "crash"},
+                      FaultCase{"allocate_zero_crash", "memory.allocate_zero", "warn"},
                       FaultCase{"deallocate_needs_size", "memory.deallocate", "fail"},
                       FaultCase{"overlapping_allocations", "memory.concurrent_allocation", "fail"},
                       FaultCase{"unaligned_host_memory", "memory.host_memory", "fail"},
-                      FaultCase{"unaligned_unified_memory", "memory.unified_memory", "fail"},
+                      FaultCase{"unaligned_unified_memory", "memory.unified_memory", "warn"},
+                      // A recommended check that crashes in a function TensorFlow calls in
+                      // normal use is required: TensorFlow's process would die there too.
+                      FaultCase{"stats_crash", "memory.allocator_stats", "crash"},
                       FaultCase{"stats_not_released", "memory.allocator_stats", "warn"},
                       FaultCase{"limit_not_enforced", "memory.allocator_stats", "warn"},
                       FaultCase{"usage_returns_false", "memory.usage", "fail"},
@@ -74,6 +77,22 @@ TEST(GuardMalloc, IsOffWithNoGuardMalloc) {
   // glibc's 1-byte blocks have room for 4 bytes: the overrun goes unseen.
   const auto result = AllocateResult("allocate_overruns_small_block", {"--no-guard-malloc"});
   EXPECT_EQ(result.value("status", ""), "pass") << result.dump(2);
+}
+
+// The escalation's account: the check is required because of what it saw,
+// and says which TensorFlow calls the function in normal use.
+TEST(MemoryFaultEscalation, ARecommendedCheckCrashingInNormalUseIsRequired) {
+  const CommandResult run = RunSectl({"conform", FaultyPlugin("stats_crash"), "--report", "json",
+                                      "--filter", "memory.allocator_stats", "--no-throughput"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  const nlohmann::json& result = report["results"][0];
+  EXPECT_EQ(result["status"], "crash") << result.dump(2);
+  EXPECT_EQ(result["severity"], "required");
+  EXPECT_EQ(result["severity_reason"],
+            "TensorFlow 2.16 and newer calls SP_StreamExecutor.get_allocator_stats in normal use, "
+            "so a crash there ends TensorFlow's process as it did this check's");
+  EXPECT_EQ(report["verdict"], "not_conformant");
 }
 
 }  // namespace

@@ -85,9 +85,17 @@ void ExpectCaughtByExactlyItsCheck(const FaultCase& fault) {
           << id << " should not notice " << fault.fault << ": " << entry.dump(2);
     }
   }
-  const bool required = caught["severity"] == "required";
-  const bool failing = fault.status != "warn" && fault.status != "skip";
-  EXPECT_EQ(result.exit_code, required && failing ? 1 : 0) << result.err;
+  // The run fails exactly when a result fails it: the caught check, when it
+  // is required, or a required check the fault blocked.
+  const bool any_failing = std::any_of(results.begin(), results.end(), [](const auto& entry) {
+    const std::string status = entry.second["status"];
+    return status == "fail" || status == "crash" || status == "timeout" || status == "blocked";
+  });
+  if (caught["severity"] == "required" && fault.status != "warn" && fault.status != "skip") {
+    EXPECT_TRUE(any_failing);
+  }
+  EXPECT_EQ(report["verdict"], any_failing ? "not_conformant" : "conformant");
+  EXPECT_EQ(result.exit_code, any_failing ? 1 : 0) << result.err;
 }
 
 }  // namespace sectl::testing

@@ -174,10 +174,16 @@ std::map<std::string, json> ResultsById(const json& report) {
   return results;
 }
 
+// The checks that ended in one of `statuses`: what each observed, before a
+// recommended check's failure was settled into a warn (or its blocked run
+// into a skip).
 std::set<std::string> IdsWithStatus(const json& report, const std::set<std::string>& statuses) {
   std::set<std::string> ids;
   for (const auto& [id, result] : ResultsById(report)) {
-    if (statuses.count(result.value("status", "")) != 0) ids.insert(id);
+    const json observed = result.value("observed_status", json());
+    const std::string status =
+        observed.is_string() ? observed.get<std::string>() : result.value("status", "");
+    if (statuses.count(status) != 0) ids.insert(id);
   }
   return ids;
 }

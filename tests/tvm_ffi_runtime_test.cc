@@ -254,7 +254,7 @@ INSTANTIATE_TEST_SUITE_P(
     Faults, TvmFfiRuntimeFaults,
     ::testing::Values(
         FaultCase{"tvm_ffi_runtime_misaligned_4096", "tvm_device_api.alignment", "fail"},
-        FaultCase{"tvm_ffi_runtime_alignment_only_64", "tvm_device_api.alignment_exact", "fail"},
+        FaultCase{"tvm_ffi_runtime_alignment_only_64", "tvm_device_api.alignment_exact", "warn"},
         FaultCase{"tvm_ffi_runtime_dtod_ignores_target_offset", "tvm_device_api.copy_with_offsets",
                   "fail"},
         FaultCase{"tvm_ffi_runtime_reads_host_buffer_late", "tvm_device_api.host_buffer_reuse",

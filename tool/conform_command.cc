@@ -406,9 +406,7 @@ int RunConformCommand(const ConformCommandOptions& options) {
   if (const int signal = isolation::InterruptedBy(); signal != 0) {
     return ReportInterruption(signal, "the report is incomplete");
   }
-  if (report.load_error) return kExitPluginProblem;
-  if (report.summary.error > 0) return kExitUsageOrInternal;
-  return report::IsConformant(report) ? kExitSuccess : kExitPluginProblem;
+  return ExitStatusOfVerdict(report::JudgeReport(report));
 }
 
 }  // namespace sectl::tool

@@ -1,6 +1,8 @@
 // sectl's exit statuses, documented in the README and `sectl --help`.
 #pragma once
 
+#include "report/conform_report.h"
+
 namespace sectl::tool {
 
 inline constexpr int kExitSuccess = 0;
@@ -15,5 +17,23 @@ inline constexpr int kExitUsageOrInternal = 2;
 // marked incomplete; probe and bench write none.
 inline constexpr int kExitInterruptedBase = 128;
 constexpr int ExitStatusOfInterruption(int signal) { return kExitInterruptedBase + signal; }
+
+// conform's and report's exit status, from the report's one verdict (so the
+// table, the JSON "verdict", JUnit and the exit status always agree):
+// conformant 0; not conformant, or incomplete (shards missing) 1;
+// inconclusive (a check ended in sectl's own error) 2. An interrupted run
+// exits with ExitStatusOfInterruption instead.
+constexpr int ExitStatusOfVerdict(report::Verdict verdict) {
+  switch (verdict) {
+    case report::Verdict::kConformant:
+      return kExitSuccess;
+    case report::Verdict::kNotConformant:
+    case report::Verdict::kIncomplete:
+      return kExitPluginProblem;
+    case report::Verdict::kInconclusive:
+      return kExitUsageOrInternal;
+  }
+  return kExitUsageOrInternal;
+}
 
 }  // namespace sectl::tool

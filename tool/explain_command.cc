@@ -109,6 +109,22 @@ std::vector<std::string> TestedFunctions(const CheckDefinition& check) {
   return names;
 }
 
+// The verdict's rule, as the README's "How a run is judged" gives it.
+constexpr std::string_view kHowRunsAreJudged = R"(
+How a run is judged
+  conformant      every required check of the selected --tf-version ran to a
+                  verdict and passed (exit status 0)
+  not conformant  a required check failed, crashed, timed out or was blocked
+                  (a function it only uses is broken, so what it establishes
+                  is unproven), or the plugin did not load (exit status 1)
+  inconclusive    a check ended in sectl's own error (exit status 2)
+  A recommended or info check never fails the run: what it observed is shown
+  as warn (it failed, crashed or timed out) or skip (it was blocked), with
+  observed_status in the JSON. But a crash or hang inside a function the
+  selected TensorFlow calls in normal use makes the check required, and a
+  root cause that blocks a required check is itself required.
+)";
+
 // ---- Choosing the checks ----------------------------------------------------
 
 std::vector<const CheckDefinition*> ChecksOfProfile(std::string_view profile) {
@@ -190,6 +206,21 @@ std::string Paragraph(std::string_view heading, std::string_view text) {
   return Section(heading, sentence, "(not documented)");
 }
 
+// For a TensorFlow check that is not required: whether a crash or hang can
+// make it required (conform/check_runner.cc, EscalationReason).
+std::string EscalationText(const CheckDefinition& check) {
+  if (check.severity == report::CheckSeverity::kRequired ||
+      !check.InProfile(conform::kTensorFlowProfile)) {
+    return {};
+  }
+  if (!check.traits.unusual_use.empty()) {
+    return fmt::format("Never: {}, so a crash or hang here is not one TensorFlow meets.",
+                       check.traits.unusual_use);
+  }
+  return "When it crashes or hangs inside a plugin function the selected TensorFlow generation "
+         "calls in normal use: TensorFlow's process would die or stall there too.";
+}
+
 std::string ExplainAsText(const CheckDefinition& check) {
   const auto& traits = check.traits;
   std::string text = fmt::format("{}\n", check.id);
@@ -208,6 +239,9 @@ std::string ExplainAsText(const CheckDefinition& check) {
   text += Labelled("Declared in", DeclaredAt(check));
   text += Paragraph("What it establishes", traits.establishes);
   text += Paragraph("Why this severity", traits.severity_reason);
+  if (std::string escalation = EscalationText(check); !escalation.empty()) {
+    text += Paragraph("When a crash makes it required", escalation);
+  }
   text += Paragraph("Common mistakes", traits.common_mistakes);
   text += Paragraph("How to fix", traits.how_to_fix);
   text += Section("Proven by (the faulty reference plugins that make it fail)", traits.proven_by,
@@ -234,7 +268,8 @@ std::string ListAsText(const std::vector<const CheckDefinition*>& checks) {
       text += Wrap(check->title, fmt::format("  {:<{}}  ", check->id, id_width), indent);
     }
   }
-  return text + "\n'sectl explain CHECK_ID' explains one; a glob ('memcpy.*') explains each.\n";
+  return text + std::string(kHowRunsAreJudged) +
+         "\n'sectl explain CHECK_ID' explains one; a glob ('memcpy.*') explains each.\n";
 }
 
 // ---- JSON ---------------------------------------------------------------------
@@ -255,6 +290,7 @@ nlohmann::ordered_json ExplainAsJson(const CheckDefinition& check) {
           {"common_mistakes", traits.common_mistakes},
           {"how_to_fix", traits.how_to_fix},
           {"proven_by", traits.proven_by},
+          {"required_when_it_crashes", EscalationText(check)},
           {"source", DeclaredAt(check)}};
 }
 

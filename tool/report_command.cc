@@ -90,7 +90,7 @@ int RunReportCommand(const ReportCommandOptions& options) {
         WriteFileAtomically(options.html_output, RenderConformHtmlWithExplanations(*merged));
     if (!html) return ReportUsageError(html.error().message());
   }
-  return report::IsConformant(*merged) ? kExitSuccess : kExitPluginProblem;
+  return ExitStatusOfVerdict(report::JudgeReport(*merged));
 }
 
 }  // namespace sectl::tool

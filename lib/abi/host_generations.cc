@@ -103,6 +103,22 @@ Requirement RequirementOf(PluginFunction function, const HostGeneration& generat
   return Requirement::kValidated;  // every other SP_StreamExecutor member
 }
 
+bool CallsInNormalUse(PluginFunction function, const HostGeneration& generation) {
+  switch (function) {
+    case F::kUnifiedMemoryAllocate:
+    case F::kUnifiedMemoryDeallocate:
+      return false;
+    case F::kMemset:
+      // Validated since 2.7, but no released CStream calls the 8-bit fill:
+      // it fills through mem_zero and memset32 (se-c-api-facts.md §3.6).
+      return false;
+    default:
+      break;
+  }
+  return RequirementOf(function, generation, /*supports_unified_memory=*/false) !=
+         Requirement::kUnused;
+}
+
 std::string TensorFlowMissingMemberMessage(PluginFunction function) {
   const auto& info = InfoOf(function);
   return fmt::format("'{}' field in {} must be set.", info.member, info.struct_name);

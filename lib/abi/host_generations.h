@@ -44,6 +44,14 @@ std::string_view RequirementName(Requirement requirement);
 Requirement RequirementOf(PluginFunction function, const HostGeneration& generation,
                           bool supports_unified_memory);
 
+// Whether `generation` calls `function` while it registers a plugin and uses
+// its devices normally (streams, events, memory, copies, teardown), so that a
+// crash or hang inside it ends or stalls TensorFlow's process. False for what
+// that generation never calls (timers since 2.16, get_gflops, the 8-bit
+// memset of the newest host) and for unified memory, which it calls only for
+// a platform that sets supports_unified_memory.
+bool CallsInNormalUse(PluginFunction function, const HostGeneration& generation);
+
 // The text TensorFlow logs when a validated member is null:
 // "'host_callback' field in SP_StreamExecutor must be set."
 std::string TensorFlowMissingMemberMessage(PluginFunction function);

@@ -205,8 +205,9 @@ constexpr std::string_view kBaselineHeader =
 # (not run at all). The glob matches check ids with '*' and '?', as --filter
 # does; the first entry that matches a check decides. An entry applies up to
 # and including its expires date, and excuses nothing after it. A fail entry
-# whose check passes is reported as fixed: remove the entry then. A check
-# blocked by a broken function it only uses is neither failing nor fixed.
+# whose check passes is reported as fixed: remove the entry then. A required
+# check blocked by a broken function it only uses fails the run as a failure
+# does, and a fail entry excuses it the same way.
 #
 # sectl wrote the entries below from the failures of one run. Review each
 # one: give it a real reason, an owner and an expiry date.

@@ -52,6 +52,15 @@ struct CheckTraits {
   // The faulty reference plugin(s) that make exactly this check fail, by
   // their FAULT_ name (reference_plugins/faulty/*.cmake): "`CORRUPT_DTOH`".
   std::string_view proven_by;
+
+  // For a check that is not required: why the calls it makes are ones no
+  // released TensorFlow makes in normal use ("TensorFlow never copies an
+  // empty tensor: pluggable_device_util.cc guards every copy with
+  // total_bytes > 0"). Without it, a crash or hang inside a function the
+  // selected generation calls in normal registration and use makes the
+  // check required (see CallsInNormalUse): TensorFlow's process would die
+  // or stall there too.
+  std::string_view unusual_use;
 };
 
 struct CheckDefinition {

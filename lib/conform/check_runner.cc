@@ -99,12 +99,31 @@ std::optional<abi::PluginFunction> StuckFunction(const host::Journal& journal) {
   return unfinished->function;
 }
 
+// Why a check that is not required becomes required: it crashed or hung
+// inside `function`, which `generation` calls in normal use, so TensorFlow
+// would die or stall there too. Empty when it does not.
+std::string EscalationReason(const CheckDefinition& check, const CheckResult& result,
+                             const std::vector<abi::PluginFunction>& culprits,
+                             const abi::HostGeneration& generation) {
+  if (result.severity == report::CheckSeverity::kRequired || culprits.empty()) return {};
+  if (result.status != CheckStatus::kCrash && result.status != CheckStatus::kTimeout) return {};
+  if (!check.traits.unusual_use.empty() || !check.InProfile(kTensorFlowProfile)) return {};
+  const abi::PluginFunction function = culprits.back();  // the one that was running
+  if (!abi::CallsInNormalUse(function, generation)) return {};
+  return fmt::format(
+      "{} calls {} in normal use, so a {} there {} TensorFlow's process as it did this check's",
+      generation.description, abi::QualifiedName(function),
+      result.status == CheckStatus::kCrash ? "crash" : "hang",
+      result.status == CheckStatus::kCrash ? "ends" : "stalls");
+}
+
 // Fills what a result says about root causes: the culprits' names, for a
 // blocked result the checks where its cause is reported, and the reason
-// for the check's severity.
+// for the check's severity; then settles its status (report::SettleStatus),
+// so that its one word says what it does to the verdict.
 void AttributeRootCause(const CheckDefinition& check,
                         const std::vector<abi::PluginFunction>& culprits, bool exception_across_api,
-                        CheckResult& result) {
+                        const abi::HostGeneration& generation, CheckResult& result) {
   result.culprits = QualifiedNames(culprits);
   if (result.status == CheckStatus::kBlocked && !culprits.empty()) {
     result.blocked_by_checks = CheckRegistry::Global().CheckersOf(culprits.front());
@@ -116,12 +135,17 @@ void AttributeRootCause(const CheckDefinition& check,
   if (result.status != CheckStatus::kPass) {
     result.severity_reason = std::string(check.traits.severity_reason);
   }
+  if (std::string reason = EscalationReason(check, result, culprits, generation); !reason.empty()) {
+    result.severity = report::CheckSeverity::kRequired;
+    result.severity_reason = std::move(reason);
+  }
   if (exception_across_api) {
     result.severity = report::CheckSeverity::kRequired;
     result.severity_reason =
         "every TensorFlow generation (2.5 to latest) calls the plugin from C++ with no handler "
         "around the call: an exception across the C API ends the process in std::terminate";
   }
+  report::SettleStatus(result);
 }
 
 std::string TruncatedLog(const std::string& output, bool truncated) {
@@ -268,7 +292,8 @@ CheckResult RunInProcess(const PlannedCheck& planned, const CheckSettings& setti
   result.status = outcome.status;
   result.message = std::move(outcome.message);
   result.details = std::move(outcome.details);
-  AttributeRootCause(*planned.check, outcome.culprits, outcome.exception_across_api, result);
+  AttributeRootCause(*planned.check, outcome.culprits, outcome.exception_across_api,
+                     settings.generation, result);
   if (result.status != CheckStatus::kPass) {
     result.journal = journal.DescribeLast(kJournalLinesInResult);
   }
@@ -457,7 +482,8 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
           result.message = attempt.earlier_runs.at(first)["message"].get<std::string>();
         }
       }
-      AttributeRootCause(check, culprits, exception_across_api, result);
+      AttributeRootCause(check, culprits, exception_across_api, options.settings.generation,
+                         result);
       deliver(attempt.plan_index, std::move(result));
     }
   }

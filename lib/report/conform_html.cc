@@ -169,11 +169,10 @@ VerdictBanner DescribeVerdict(const ConformReport& report) {
       failures > 0 ? fmt::format("; {} failed before", Counted(failures, "required check")) : "";
   switch (JudgeReport(report)) {
     case Verdict::kConformant:
-      return {"good", "Conformant", "no required check failed, crashed or timed out"};
+      return {"good", "Conformant", "every required check ran and passed"};
     case Verdict::kNotConformant:
       if (report.load_error) return {"bad", "Not conformant", "the plugin did not load"};
-      return {"bad", "Not conformant",
-              fmt::format("{} failed", Counted(failures, "required check"))};
+      return {"bad", "Not conformant", DescribeRequiredFailures(report)};
     case Verdict::kIncomplete:
       if (report.interrupted) {
         return {"unsure", "Incomplete",
@@ -305,8 +304,16 @@ void WriteRootCauses(HtmlWriter& out, const ConformReport& report) {
     out.Open("tr");
     out.Open("td");
     out.Element("code", cause.function);
+    // A cause that fails or blocks a required check is why the run is not
+    // conformant, whatever the severity of the check that tests it.
+    const bool fails_the_run = cause.required_failed + cause.required_blocked > 0;
+    out.Element("div", fails_the_run ? "required" : std::string(SeverityName(cause.severity)),
+                {{"class", fails_the_run ? "tag fail" : "tag skip"}});
     out.Close("td");
-    out.Element("td", cause.first_problem, {{"class", "message"}});
+    out.Open("td", {{"class", "message"}});
+    out.Text(cause.first_problem);
+    out.Element("div", DescribeReach(cause), {{"class", "muted"}});
+    out.Close("td");
     out.Open("td");
     const std::pair<std::string_view, const std::vector<std::string>*> groups[] = {
         {"failed", &cause.failed}, {"blocked", &cause.blocked}, {"warned", &cause.warned}};
@@ -486,7 +493,7 @@ void WriteFacts(HtmlWriter& out, const CheckResult& result) {
     CheckLinks(out, result.blocked_by_checks);
     out.Close("div");
   }
-  if (result.severity == CheckSeverity::kRequired && IsFailureStatus(result.status) &&
+  if (result.severity == CheckSeverity::kRequired && IsDefectStatus(result.status) &&
       !result.severity_reason.empty()) {
     labelled("Required because: ");
     out.Text(result.severity_reason);

@@ -52,17 +52,24 @@ OrderedJson ResultToJson(const CheckResult& result) {
           {"baseline_reason", result.baseline_reason},
           {"culprits", result.culprits},
           {"blocked_by_checks", result.blocked_by_checks},
-          {"severity_reason", result.severity_reason}};
+          {"severity_reason", result.severity_reason},
+          {"observed_status", result.observed_status
+                                  ? OrderedJson(std::string(StatusName(*result.observed_status)))
+                                  : OrderedJson(nullptr)}};
 }
 
 OrderedJson RootCausesToJson(const std::vector<RootCause>& causes) {
   OrderedJson list = OrderedJson::array();
   for (const RootCause& cause : causes) {
     list.push_back({{"function", cause.function},
+                    {"severity", std::string(SeverityName(cause.severity))},
                     {"first_problem", cause.first_problem},
+                    {"reach", DescribeReach(cause)},
                     {"failed", cause.failed},
                     {"blocked", cause.blocked},
-                    {"warned", cause.warned}});
+                    {"warned", cause.warned},
+                    {"required_failed", cause.required_failed},
+                    {"required_blocked", cause.required_blocked}});
   }
   return list;
 }
@@ -115,16 +122,6 @@ Summary ReadSummary(JsonReader in) {
   return summary;
 }
 
-RootCause ReadRootCause(JsonReader in) {
-  RootCause cause;
-  in.String("function", cause.function);
-  in.String("first_problem", cause.first_problem);
-  in.StringList("failed", cause.failed);
-  in.StringList("blocked", cause.blocked);
-  in.StringList("warned", cause.warned);
-  return cause;
-}
-
 CheckResult ReadResult(JsonReader in) {
   CheckResult result;
   in.String("id", result.id);
@@ -144,6 +141,17 @@ CheckResult ReadResult(JsonReader in) {
   if (in.Has("blocked_by_checks")) in.StringList("blocked_by_checks", result.blocked_by_checks);
   if (in.Has("severity_reason")) in.String("severity_reason", result.severity_reason);
   in.String("baseline_reason", result.baseline_reason);
+  // "observed_status" came with schema_version 5.
+  std::optional<std::string> observed;
+  if (in.Has("observed_status")) in.NullableString("observed_status", observed);
+  if (observed) {
+    CheckStatus status = CheckStatus::kError;
+    in.Name<CheckStatus>("observed_status", kAllStatuses, StatusName, "a status", status);
+    result.observed_status = status;
+  }
+  // Results of older schema versions are settled as this sectl settles them,
+  // so a recommended failure reads as the warning it is.
+  SettleStatus(result);
   return result;
 }
 
@@ -253,13 +261,11 @@ ConformReport ReadReport(JsonReader& in) {
   for (const JsonReader& result : in.ObjectList("results")) {
     report.results.push_back(ReadResult(result));
   }
-  if (in.Has("root_causes")) {
-    for (const JsonReader& cause : in.ObjectList("root_causes")) {
-      report.root_causes.push_back(ReadRootCause(cause));
-    }
-  } else {
-    report.root_causes = SummarizeRootCauses(report.results);
-  }
+  // The summary, too, counts the results as they were settled.
+  report.summary = Summarize(report.results);
+  // The root causes are derived from the results again rather than trusted
+  // (older versions summarised them by other rules, or not at all).
+  report.root_causes = SummarizeRootCauses(report.results);
   if (auto throughput = in.OptionalObject("throughput")) {
     report.throughput = ReadThroughput(*throughput);
   }

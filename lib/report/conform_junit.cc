@@ -1,6 +1,7 @@
 #include "report/conform_junit.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <pugixml.hpp>
@@ -16,15 +17,17 @@ namespace {
 // What a result is to JUnit, which knows four outcomes.
 enum class Outcome { kPassed, kFailure, kError, kSkipped };
 
+// A failure exactly when the result stands in the way of "conformant" (a
+// settled fail, crash, timeout or blocked is a required check's), an error
+// exactly when it makes the run inconclusive: the JUnit file marks the run
+// failed exactly when sectl's exit status does.
 Outcome OutcomeOf(const CheckResult& result) {
-  if (IsFailureStatus(result.status)) {
-    return result.baseline == BaselineVerdict::kExpected ? Outcome::kSkipped : Outcome::kFailure;
-  }
+  const bool expected = result.baseline == BaselineVerdict::kExpected;
+  if (IsFailureStatus(result.status)) return expected ? Outcome::kSkipped : Outcome::kFailure;
   switch (result.status) {
     case CheckStatus::kError:
-      return Outcome::kError;
+      return expected ? Outcome::kSkipped : Outcome::kError;
     case CheckStatus::kSkip:
-    case CheckStatus::kBlocked:  // its cause fails the check that tests it
       return Outcome::kSkipped;
     default:
       return Outcome::kPassed;
@@ -192,6 +195,20 @@ Outcome AppendInterruption(pugi::xml_node suite, const ConformReport& report) {
   return Outcome::kError;
 }
 
+// A merged report missing shards fails a test of its own, as `sectl report`
+// exits 1 for it: the checks of those shards were never judged.
+Outcome AppendMissingShards(pugi::xml_node suite, const ConformReport& report) {
+  pugi::xml_node testcase = suite.append_child("testcase");
+  SetAttribute(testcase, "classname", "sectl.run");
+  SetAttribute(testcase, "name", "run.complete");
+  SetAttribute(testcase, "time", Seconds(0));
+  AppendProblem(testcase, "failure", "incomplete",
+                fmt::format("the run is incomplete: shard(s) {} missing, their checks not judged",
+                            fmt::join(report.missing_shards, ", ")),
+                "");
+  return Outcome::kFailure;
+}
+
 // Attributes are added in this order before any child, so they read in a
 // sensible order; their values are filled in once the children are counted.
 pugi::xml_node AppendSuite(pugi::xml_node parent, const char* element, std::string_view name) {
@@ -214,7 +231,7 @@ void SetTally(pugi::xml_node suite, const Tally& tally) {
 // Areas in first-seen order; a load failure belongs to "plugin", first.
 std::vector<std::string> Areas(const ConformReport& report) {
   std::vector<std::string> areas;
-  if (report.interrupted) areas.emplace_back("run");
+  if (report.interrupted || !report.missing_shards.empty()) areas.emplace_back("run");
   if (report.load_error) areas.emplace_back("plugin");
   for (const CheckResult& result : report.results) {
     if (std::find(areas.begin(), areas.end(), result.area) == areas.end()) {
@@ -240,6 +257,9 @@ std::string RenderConformJunit(const ConformReport& report) {
     SetAttribute(suite, "timestamp", report.started_at);
     Tally tally;
     if (area == "run" && report.interrupted) tally.Add(AppendInterruption(suite, report), 0);
+    if (area == "run" && !report.interrupted && !report.missing_shards.empty()) {
+      tally.Add(AppendMissingShards(suite, report), 0);
+    }
     if (area == "plugin" && report.load_error) {
       tally.Add(AppendLoadFailure(suite, *report.load_error), 0);
     }

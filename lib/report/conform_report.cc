@@ -1,5 +1,7 @@
 #include "report/conform_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace sectl::report {
@@ -53,8 +55,41 @@ std::optional<CheckSeverity> ParseSeverity(std::string_view name) {
 }
 
 bool IsFailureStatus(CheckStatus status) {
+  return IsDefectStatus(status) || status == CheckStatus::kBlocked;
+}
+
+bool IsDefectStatus(CheckStatus status) {
   return status == CheckStatus::kFail || status == CheckStatus::kCrash ||
          status == CheckStatus::kTimeout;
+}
+
+namespace {
+
+// "fails", "crashed", "timed out", "not run": what a settled result observed,
+// at the start of its message.
+std::string_view ObservedVerb(CheckStatus observed) {
+  switch (observed) {
+    case CheckStatus::kFail:
+      return "fails";
+    case CheckStatus::kCrash:
+      return "crashed";
+    case CheckStatus::kTimeout:
+      return "timed out";
+    default:
+      return "not run";
+  }
+}
+
+}  // namespace
+
+void SettleStatus(CheckResult& result) {
+  if (result.severity == CheckSeverity::kRequired || result.observed_status) return;
+  if (!IsFailureStatus(result.status)) return;
+  const CheckStatus observed = result.status;
+  result.observed_status = observed;
+  result.status = observed == CheckStatus::kBlocked ? CheckStatus::kSkip : CheckStatus::kWarn;
+  result.message = fmt::format("{}: {}: {}", SeverityName(result.severity), ObservedVerb(observed),
+                               result.message);
 }
 
 std::string_view BaselineVerdictName(BaselineVerdict verdict) {
@@ -122,7 +157,9 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
     return causes.back();
   };
   auto add_once = [](std::vector<std::string>& ids, const std::string& id) {
-    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) return false;
+    ids.push_back(id);
+    return true;
   };
   // A message may list problems in several functions ("a; b"): each
   // function's line keeps the part that names it.
@@ -138,37 +175,85 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
     }
     return message;
   };
+  // The severity of the check each first_problem came from: a required
+  // check's account of the defect replaces a recommended one's.
+  std::vector<CheckSeverity> first_problem_severity;
   for (const auto& result : results) {
-    const bool failed = IsFailureStatus(result.status);
-    const bool blocked = result.status == CheckStatus::kBlocked;
-    const bool warned = result.status == CheckStatus::kWarn;
+    // What the check observed, whatever its settled status says.
+    const CheckStatus observed = result.observed_status.value_or(result.status);
+    const bool failed = IsDefectStatus(observed);
+    const bool blocked = observed == CheckStatus::kBlocked;
+    const bool warned = observed == CheckStatus::kWarn;
     if (!failed && !blocked && !warned) continue;
     for (const auto& function : result.culprits) {
       RootCause& cause = cause_of(function);
-      if (cause.first_problem.empty() && !blocked) {
-        cause.first_problem = part_about(result.message, function);
+      const auto index = static_cast<size_t>(&cause - causes.data());
+      if (first_problem_severity.size() <= index) {
+        first_problem_severity.resize(index + 1, CheckSeverity::kInfo);
       }
-      add_once(failed ? cause.failed : (blocked ? cause.blocked : cause.warned), result.id);
+      const bool better = cause.first_problem.empty() ||
+                          (failed && result.severity < first_problem_severity[index]);
+      if (better && !blocked) {
+        cause.first_problem = part_about(result.message, function);
+        first_problem_severity[index] = result.severity;
+      }
+      std::vector<std::string>& list =
+          failed ? cause.failed : (blocked ? cause.blocked : cause.warned);
+      if (!add_once(list, result.id) || warned) continue;
+      // Lower is more severe (kRequired first).
+      cause.severity = std::min(cause.severity, result.severity);
+      if (result.severity == CheckSeverity::kRequired) {
+        ++(failed ? cause.required_failed : cause.required_blocked);
+      }
     }
   }
   for (auto& cause : causes) {
     if (cause.first_problem.empty()) {
       // Only blocked checks speak of it: say what stopped the first.
       for (const auto& result : results) {
-        if (result.status == CheckStatus::kBlocked && !result.culprits.empty() &&
-            result.culprits.front() == cause.function) {
+        if (result.observed_status.value_or(result.status) == CheckStatus::kBlocked &&
+            !result.culprits.empty() && result.culprits.front() == cause.function) {
           cause.first_problem = result.message;
           break;
         }
       }
     }
   }
-  // Failures first, then the widest reach.
+  // What fails the run first, then failures, then the widest reach.
   std::stable_sort(causes.begin(), causes.end(), [](const RootCause& a, const RootCause& b) {
+    const bool a_required = a.required_failed + a.required_blocked > 0;
+    const bool b_required = b.required_failed + b.required_blocked > 0;
+    if (a_required != b_required) return a_required;
     if (a.failed.empty() != b.failed.empty()) return !a.failed.empty();
     return a.failed.size() + a.blocked.size() > b.failed.size() + b.blocked.size();
   });
   return causes;
+}
+
+std::string DescribeReach(const RootCause& cause) {
+  std::vector<std::string> parts;
+  auto counted = [](size_t count, std::string_view what) {
+    return fmt::format("{} {}{}", count, what, count == 1 ? "" : "s");
+  };
+  auto reach = [&](std::string_view verb, size_t all, int required) {
+    if (all == 0) return;
+    const auto others = all - static_cast<size_t>(required);
+    if (required > 0 && others > 0) {
+      parts.push_back(fmt::format("{} {} and {} not required", verb,
+                                  counted(static_cast<size_t>(required), "required check"),
+                                  others));
+    } else if (required > 0) {
+      parts.push_back(fmt::format("{} {}", verb, counted(all, "required check")));
+    } else {
+      parts.push_back(fmt::format("{} {} (not required)", verb, counted(all, "check")));
+    }
+  };
+  reach("fails", cause.failed.size(), cause.required_failed);
+  reach("blocks", cause.blocked.size(), cause.required_blocked);
+  if (!cause.warned.empty()) parts.push_back(counted(cause.warned.size(), "warning"));
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : ", ") + part;
+  return text;
 }
 
 std::vector<std::string> AreasInFirstSeenOrder(const std::vector<CheckResult>& results) {
@@ -210,13 +295,29 @@ Verdict JudgeReport(const ConformReport& report) {
   // beside the verdict.
   if (report.interrupted || !report.missing_shards.empty()) return Verdict::kIncomplete;
   if (RequiredFailures(report) > 0) return Verdict::kNotConformant;
-  // Nor does a required check that ended in sectl's error: it judged nothing.
+  // Nor does a check that ended in sectl's own error: it judged nothing, and
+  // sectl failing is never reported as a pass.
   const bool sectl_errors =
       std::any_of(report.results.begin(), report.results.end(), [](const CheckResult& r) {
-        return r.severity == CheckSeverity::kRequired && r.status == CheckStatus::kError &&
-               r.baseline != BaselineVerdict::kExpected;
+        return r.status == CheckStatus::kError && r.baseline != BaselineVerdict::kExpected;
       });
   return sectl_errors ? Verdict::kInconclusive : Verdict::kConformant;
+}
+
+std::string DescribeRequiredFailures(const ConformReport& report) {
+  int blocked = 0;
+  for (const CheckResult& result : report.results) {
+    blocked += result.severity == CheckSeverity::kRequired &&
+               result.status == CheckStatus::kBlocked &&
+               result.baseline != BaselineVerdict::kExpected;
+  }
+  const int failed = RequiredFailures(report) - blocked;
+  const auto checks = [](int count) {
+    return fmt::format("{} required check{}", count, count == 1 ? "" : "s");
+  };
+  if (blocked == 0) return fmt::format("{} failed", checks(failed));
+  if (failed == 0) return fmt::format("{} blocked, so not verified", checks(blocked));
+  return fmt::format("{} failed, {} blocked", checks(failed), blocked);
 }
 
 bool IsConformant(const ConformReport& report) {

@@ -17,20 +17,30 @@ namespace sectl::report {
 // 2 added the "blocked" status, each result's culprits, blocked_by_checks
 // and severity_reason, and the report's root_causes; 3 added
 // "interrupted" and "confinement"; 4 added "verdict", "selection" and
-// "missing_shards". Older documents are still read (those members are then
-// empty, and the verdict is judged from the results).
-inline constexpr int kConformSchemaVersion = 4;
+// "missing_shards"; 5 settled every status (SettleStatus: fail, crash,
+// timeout and blocked only on required checks, each failing the run), added
+// each result's "observed_status" and each root cause's "severity" and
+// "required_failed"/"required_blocked". Older documents are still read
+// (their results settled as they are read, and the verdict judged from them).
+inline constexpr int kConformSchemaVersion = 5;
 inline constexpr int kOldestReadableConformSchemaVersion = 1;
 
+// One word per outcome, with one meaning in every format (table, JSON,
+// JUnit, HTML) and for the exit status: once a result is settled
+// (SettleStatus), fail, crash, timeout and blocked appear only on required
+// checks, and each of them makes the run not conformant; warn and skip never
+// do. What a non-required check observed stays in its "observed_status".
 enum class CheckStatus {
   kPass,
-  kFail,     // the plugin broke the contract
-  kWarn,     // works, but a documented recommendation is broken
-  kSkip,     // an optional capability is absent (the message says which)
-  kCrash,    // the check's process died on a signal
-  kTimeout,  // the check did not finish within --timeout and was killed
+  kFail,     // a required behaviour is broken
+  kWarn,     // a recommendation is broken, or a non-required check failed, crashed or hung
+  kSkip,     // not applicable (an optional capability is absent), or a non-required
+             // check could not run (details say why)
+  kCrash,    // a required check's process died on a signal
+  kTimeout,  // a required check did not finish within --timeout and was killed
   kError,    // sectl itself failed; never the plugin's fault
-  kBlocked,  // could not run: a plugin function it only uses is broken (see culprits)
+  kBlocked,  // a required check could not run: a plugin function it only uses is
+             // broken (see culprits); what it should establish is unproven
 };
 
 std::string_view StatusName(CheckStatus status);  // "pass", "fail", ...
@@ -51,10 +61,14 @@ inline constexpr CheckSeverity kAllSeverities[] = {
     CheckSeverity::kRequired, CheckSeverity::kRecommended, CheckSeverity::kInfo};
 std::optional<CheckSeverity> ParseSeverity(std::string_view name);
 
-// A failing required check makes the plugin non-conformant: fail, crash or
-// timeout (before the baseline is applied). Warnings, skips and blocked
-// results never do: a blocked check's cause fails the check that tests it.
+// The statuses that make a run not conformant when a required check ends in
+// them (unless the baseline expects it): fail, crash, timeout and blocked. A
+// required check that could not run proves nothing, so "conformant" is only
+// ever said when every required check ran to a verdict and passed.
 bool IsFailureStatus(CheckStatus status);
+
+// The statuses in which a check itself found a defect: fail, crash, timeout.
+bool IsDefectStatus(CheckStatus status);
 
 // What a baseline said about one result.
 enum class BaselineVerdict {
@@ -95,7 +109,18 @@ struct CheckResult {
   // TensorFlow generation(s) a failure harms. Carried by results that are
   // not a pass.
   std::string severity_reason;
+  // What a non-required check ended in before SettleStatus made it a warn
+  // (fail, crash, timeout) or a skip (blocked): kept so nothing observed is
+  // lost. Unset when the status is what the check ended in.
+  std::optional<CheckStatus> observed_status;
 };
+
+// Gives a result its one word (see CheckStatus): a non-required check that
+// failed, crashed or timed out becomes a warn, one that was blocked a skip,
+// each keeping what it observed in observed_status and saying so at the
+// start of its message. Required results, and settled ones, are unchanged.
+// Call it once the severity is final (after --tf-version and escalation).
+void SettleStatus(CheckResult& result);
 
 // One line of the root-cause summary: a plugin function, what went wrong in
 // it first, and every check it failed and blocked.
@@ -103,14 +128,23 @@ struct RootCause {
   std::string function;  // "SP_StreamExecutor.host_callback"
   std::string first_problem;
   std::vector<std::string> failed;   // check ids (fail, crash, timeout)
-  std::vector<std::string> blocked;  // check ids
+  std::vector<std::string> blocked;  // check ids (blocked, or non-required and not run)
   std::vector<std::string> warned;   // check ids: it works, against a recommendation
+  // The highest severity of what it failed and blocked: a function whose
+  // defect only blocks required checks is itself a required failure.
+  CheckSeverity severity = CheckSeverity::kInfo;
+  int required_failed = 0;   // of `failed`, the required checks
+  int required_blocked = 0;  // of `blocked`, the required checks
 };
 
 // The summary a report starts with: one entry per faulty function, the
 // most far-reaching first. Derived from the results, so merged shards get
 // the same summary as one run.
 std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& results);
+
+// How far a root cause reaches, for people: "fails 1 required check, blocks
+// 28 required checks and 2 not required, 1 warning".
+std::string DescribeReach(const RootCause& cause);
 
 struct Summary {
   int pass = 0;
@@ -218,8 +252,10 @@ std::vector<std::string> AreasInFirstSeenOrder(const std::vector<CheckResult>& r
 
 // What a report concludes, in the order a reader should worry about it.
 enum class Verdict {
-  kConformant,     // no required check failed, crashed or timed out after the baseline
-  kNotConformant,  // one did, or the plugin did not load
+  kConformant,     // every required check ran to a verdict and passed (or the baseline
+                   // expects its failure)
+  kNotConformant,  // a required check failed, crashed, timed out or was blocked, or the
+                   // plugin did not load
   kIncomplete,     // interrupted, or shards missing, with no failure known before
   kInconclusive,   // only sectl's errors stand in the way: nothing is known either way
 };
@@ -229,8 +265,14 @@ std::string_view VerdictName(Verdict verdict);
 
 Verdict JudgeReport(const ConformReport& report);
 
-// The required checks that failed, crashed or timed out, after the baseline.
+// The required checks that failed, crashed, timed out or were blocked, after
+// the baseline.
 int RequiredFailures(const ConformReport& report);
+
+// Why a report is not conformant, in words: "3 required checks failed, 28
+// blocked" (a blocked required check proves nothing, so it stands in the way
+// of "conformant" as a failure does).
+std::string DescribeRequiredFailures(const ConformReport& report);
 
 // Whether JudgeReport says conformant: exit status 0 of conform and report.
 bool IsConformant(const ConformReport& report);

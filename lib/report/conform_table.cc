@@ -240,7 +240,7 @@ void WriteDetails(Writer& out, const CheckResult& result) {
   if (result.baseline != BaselineVerdict::kNone && !result.baseline_reason.empty()) {
     out.Indented(fmt::format("baseline: {}", result.baseline_reason));
   }
-  if (result.severity == CheckSeverity::kRequired && IsFailureStatus(result.status) &&
+  if (result.severity == CheckSeverity::kRequired && IsDefectStatus(result.status) &&
       !result.severity_reason.empty()) {
     out.Indented(fmt::format("required because: {}", result.severity_reason));
   }
@@ -254,17 +254,14 @@ void WriteRootCauses(Writer& out, const ConformReport& report) {
   out.Line();
   out.Line(out.Paint("Root causes", "1"));
   for (const RootCause& cause : report.root_causes) {
-    std::string counts;
-    if (!cause.failed.empty()) counts = Counted(static_cast<int>(cause.failed.size()), "failed");
-    if (!cause.blocked.empty()) {
-      if (!counts.empty()) counts += ", ";
-      counts += Counted(static_cast<int>(cause.blocked.size()), "blocked");
-    }
-    if (!cause.warned.empty()) {
-      if (!counts.empty()) counts += ", ";
-      counts += Counted(static_cast<int>(cause.warned.size()), "warned");
-    }
-    out.Line(fmt::format("  {} — {}", Writer::Clean(cause.function), counts), 4);
+    // A cause that fails or blocks a required check is why the run is not
+    // conformant, whatever the severity of the check that tests it.
+    const bool fails_the_run = cause.required_failed + cause.required_blocked > 0;
+    const std::string severity =
+        fails_the_run ? out.Paint("required", "1;31") : std::string(SeverityName(cause.severity));
+    out.Line(fmt::format("  {} ({}) — {}", Writer::Clean(cause.function), severity,
+                         DescribeReach(cause)),
+             4);
     if (!cause.first_problem.empty()) {
       out.Line(fmt::format("      {}", Writer::Clean(SplitLines(cause.first_problem).front())),
                6 + kHangingIndent);
@@ -340,9 +337,8 @@ std::string Verdict(const Writer& out, const ConformReport& report) {
     case report::Verdict::kNotConformant:
       break;
   }
-  const std::string why = report.load_error
-                              ? std::string("the plugin did not load")
-                              : fmt::format("{} failed", Counted(failures, "required check", true));
+  const std::string why =
+      report.load_error ? std::string("the plugin did not load") : DescribeRequiredFailures(report);
   return fmt::format("{} ({})", out.Paint("NOT CONFORMANT", "1;31"), why);
 }
 

@@ -7,6 +7,9 @@ sectl_add_faulty_plugin(OVERLAPPING_ALLOCATIONS memory_faults.c)
 sectl_add_faulty_plugin(UNALIGNED_HOST_MEMORY memory_faults.c)
 # The minimal plugin has no unified memory.
 sectl_add_faulty_plugin(UNALIGNED_UNIFIED_MEMORY memory_faults.c BASE cpu)
+# get_allocator_stats crashes: its recommended check becomes required, as
+# TensorFlow calls it in normal use (conform/check_runner.cc, escalation).
+sectl_add_faulty_plugin(STATS_CRASH memory_faults.c)
 sectl_add_faulty_plugin(STATS_NOT_RELEASED memory_faults.c)
 sectl_add_faulty_plugin(LIMIT_NOT_ENFORCED memory_faults.c)
 sectl_add_faulty_plugin(USAGE_RETURNS_FALSE memory_faults.c)

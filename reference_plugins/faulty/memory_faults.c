@@ -209,6 +209,19 @@ static void AllocateOverrunningItsTag(const SP_Device* device, uint64_t size, in
 }
 #endif
 
+#if defined(FAULT_STATS_CRASH)
+/* get_allocator_stats reads through a table it never set up: every call
+ * crashes. TensorFlow's allocators call it in normal use, so the check that
+ * tests it, though only recommended, fails the run (the crash is required). */
+static SP_AllocatorStats* volatile never_set_up;
+
+static TF_Bool StatsFromNowhere(const SP_Device* device, SP_AllocatorStats* stats) {
+  (void)device;
+  stats->bytes_in_use = never_set_up->bytes_in_use;
+  return 1;
+}
+#endif
+
 #if defined(FAULT_STATS_NOT_RELEASED)
 /* bytes_in_use only ever grows: deallocate forgets to subtract. */
 static pthread_mutex_t stats_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -283,6 +296,8 @@ void PlantStreamExecutorFault(SP_StreamExecutor* se) {
   se->deallocate = RacyDeallocate;
 #elif defined(FAULT_ALLOCATE_OVERRUNS_SMALL_BLOCK)
   se->allocate = AllocateOverrunningItsTag;
+#elif defined(FAULT_STATS_CRASH)
+  se->get_allocator_stats = StatsFromNowhere;
 #elif defined(FAULT_STATS_NOT_RELEASED)
   se->get_allocator_stats = StatsNeverReleased;
 #elif defined(FAULT_LIMIT_NOT_ENFORCED)
