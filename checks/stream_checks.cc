@@ -240,6 +240,48 @@ std::optional<std::string> OrderingFailure(const std::vector<std::vector<unsigne
 
 }  // namespace
 
+// PluggableDevice::Init (pluggable_device.cc) gets the device's stream
+// group from StreamGroupFactory::GetOrCreate, which creates a compute stream,
+// a host-to-device, a device-to-host and one device-to-device stream (1 to
+// 4 with num_dev_to_dev_copy_streams).
+constexpr int kStreamsPerDevice = 4;
+
+SECTL_CHECK("stream.create_destroy", kRequired,
+            "create_stream and destroy_stream work for the streams TensorFlow makes per device",
+            .tests = {kCreateStream, kDestroyStream},
+            .severity_reason =
+                "TensorFlow 2.5 and later create a compute, a host-to-device, a device-to-host and "
+                "a device-to-device stream for every device they register (PluggableDevice::Init, "
+                "StreamGroupFactory::GetOrCreate in pluggable_device.cc): a create_stream that "
+                "fails, crashes or hangs leaves TensorFlow without the device, or without its "
+                "process",
+            .establishes =
+                "four streams created one after another on the device under test each come back "
+                "with an OK status, and are then destroyed, newest first, after a wait on each; "
+                "a null handle is accepted (TensorFlow's own test plugin returns one, and "
+                "TensorFlow then never destroys it)",
+            .common_mistakes =
+                "A create_stream that aborts or asserts on a condition the plugin's own tests "
+                "never meet (a second stream on one device, the device handle TensorFlow copied "
+                "after create_device); a destroy_stream that frees what another stream still "
+                "uses.",
+            .how_to_fix =
+                "Make create_stream return an error status (never abort) when it cannot create a "
+                "stream, support several streams per device, and keep each stream's resources "
+                "its own.",
+            .proven_by = "`CREATE_STREAM_ABORTS`") {
+  SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kDestroyStream});
+  const host::Device& device = check.device();
+  std::vector<std::unique_ptr<host::Stream>> streams;
+  for (int i = 0; i < kStreamsPerDevice; ++i) {
+    streams.push_back(
+        check.Require(device.CreateStream(),
+                      fmt::format("create_stream (stream {} of {})", i + 1, kStreamsPerDevice)));
+  }
+  check.details()["streams"] = kStreamsPerDevice;
+  while (!streams.empty()) streams.pop_back();  // destroy_stream, newest first
+}
+
 SECTL_CHECK("stream.in_order", kRequired,
             "Copies on one stream run in the order they were enqueued",
             .tests = {kMemcpyHtoD, kMemcpyDtoH},

@@ -21,6 +21,10 @@ TEST_P(StreamFaults, AreCaughtByExactlyTheirCheck) { ExpectCaughtByExactlyItsChe
 INSTANTIATE_TEST_SUITE_P(
     Faults, StreamFaults,
     ::testing::Values(
+        // lifecycle.recreate tests create_stream too: it crashes there, and
+        // warns (it recreates what TensorFlow never does).
+        FaultCase{
+            "create_stream_aborts", "stream.create_destroy", "crash", {}, {"lifecycle.recreate"}},
         FaultCase{"stream_out_of_order", "stream.in_order", "fail"},
         FaultCase{"dependency_ignored", "stream.dependency", "fail"},
         FaultCase{"wait_for_event_ignored", "stream.wait_for_event", "fail"},
@@ -90,6 +94,59 @@ INSTANTIATE_TEST_SUITE_P(Field, FieldStreamFaults,
                                        {std::string(kHostCallback)},
                                        {"--tf-version", "2.10"}}),
                          [](const auto& info) { return info.param.fault; });
+
+// The false pass of issue 25: a plugin whose create_stream aborts, which no
+// TensorFlow can use, was once called conformant, because the one check
+// testing create_stream was recommended and its 28 blocked required checks
+// counted for nothing. Its verdict, exit status and root cause, exactly.
+TEST(CreateStreamAborts, IsNeverConformant) {
+  const CommandResult run = RunSectl({"conform", FaultyPlugin("create_stream_aborts"), "--report",
+                                      "json", "--timeout", "20", "--no-throughput"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["verdict"], "not_conformant");
+  int required_blocked = 0;
+  for (const auto& result : report["results"]) {
+    const std::string status = result["status"];
+    if (result["id"] == "stream.create_destroy") {
+      EXPECT_EQ(status, "crash") << result.dump(2);
+      EXPECT_EQ(result["severity"], "required");
+      EXPECT_EQ(result["culprits"], nlohmann::json::array({"SP_StreamExecutor.create_stream"}));
+      EXPECT_NE(result["message"].get<std::string>().find("SIGABRT"), std::string::npos);
+      continue;
+    }
+    // Nothing else fails: every check that needs a stream names the abort.
+    EXPECT_TRUE(status == "pass" || status == "skip" || status == "blocked" || status == "warn")
+        << result.dump(2);
+    if (status == "blocked") {
+      ++required_blocked;
+      EXPECT_EQ(result["severity"], "required");
+      EXPECT_EQ(result["culprits"][0], "SP_StreamExecutor.create_stream") << result.dump(2);
+    }
+  }
+  EXPECT_GE(required_blocked, 10);
+  ASSERT_FALSE(report["root_causes"].empty());
+  const nlohmann::json& cause = report["root_causes"][0];
+  EXPECT_EQ(cause["function"], "SP_StreamExecutor.create_stream");
+  EXPECT_EQ(cause["severity"], "required");
+  EXPECT_EQ(cause["required_failed"], 1);
+  EXPECT_EQ(cause["required_blocked"], required_blocked);
+  EXPECT_EQ(report["root_causes"].size(), 1u) << report["root_causes"].dump(2);
+
+  const CommandResult table = RunSectl({"conform", FaultyPlugin("create_stream_aborts"),
+                                        "--timeout", "20", "--no-throughput", "--color=never"});
+  EXPECT_EQ(table.exit_code, 1);
+  EXPECT_NE(table.out.find("SP_StreamExecutor.create_stream (required) — fails 1 required check"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("blocks " + std::to_string(required_blocked) + " required checks"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("NOT CONFORMANT (1 required check failed, " +
+                           std::to_string(required_blocked) + " blocked)"),
+            std::string::npos)
+      << table.out;
+}
 
 }  // namespace
 }  // namespace sectl::testing

@@ -1,6 +1,9 @@
 # Faults in streams, events, host callbacks, timers and concurrency
 # (checks/{stream,event,callback,timer,concurrency}_checks.cc). A fault that
 # is only visible while work is still pending needs the asynchronous cpu base.
+# create_stream aborts: TensorFlow cannot use the plugin at all, and every
+# check that needs a stream is blocked by it (issue 25's false pass).
+sectl_add_faulty_plugin(CREATE_STREAM_ABORTS stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(STREAM_OUT_OF_ORDER stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(DEPENDENCY_IGNORED stream_faults.cc BASE cpu)
 sectl_add_faulty_plugin(WAIT_FOR_EVENT_IGNORED stream_faults.cc BASE cpu)

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -294,6 +295,13 @@ TF_Bool HostCallbackTwice(const SP_Device* device, SP_Stream stream, SE_StatusCa
 }
 #endif
 
+#if defined(FAULT_CREATE_STREAM_ABORTS)
+// A create_stream that aborts on every call, as an assertion on a condition
+// the plugin's own tests never met does: TensorFlow creates four streams for
+// every device it registers, so it cannot use this plugin at all.
+void AbortingCreateStream(const SP_Device*, SP_Stream*, TF_Status*) { std::abort(); }
+#endif
+
 #if defined(FAULT_CALLBACK_NEVER_CALLED)
 TF_Bool ForgettingHostCallback(const SP_Device*, SP_Stream, SE_StatusCallbackFn, void*) {
   return 1;
@@ -544,6 +552,8 @@ void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
   stream_executor->memcpy_htod = MemcpyHtoDThroughSharedStaging;
 #elif defined(FAULT_EVENT_STATUS_ALWAYS_UNKNOWN)
   stream_executor->get_event_status = AlwaysUnknown;
+#elif defined(FAULT_CREATE_STREAM_ABORTS)
+  stream_executor->create_stream = AbortingCreateStream;
 #elif defined(FAULT_TIMER_HANDLE_UNSET)
   stream_executor->create_timer = CreateTimerLeavingHandle;
   stream_executor->start_timer = IdleTimerCall;
