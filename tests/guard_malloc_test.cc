@@ -103,6 +103,56 @@ TEST(GuardMalloc, AnOverrunCrashesAndIsDescribedExactly) {
       << *fault;
 }
 
+// malloc(0) returns a unique pointer that must never be written: glibc's
+// 0-byte blocks have room for 24 bytes, so only the guard shows the write.
+TEST(GuardMalloc, AWriteIntoAZeroByteBlockCrashesAndIsDescribedExactly) {
+  const ChildResult child = InGuardedChild([] {
+    auto* block = static_cast<unsigned char*>(GuardedAllocate(0, 1, PluginCaller()));
+    if (block == nullptr) return 10;  // the guard must take 0-byte blocks too
+    const uint32_t four_bytes = 0x01020304;
+    unsigned char* volatile target = block;  // hides the overrun from the compiler
+    std::memcpy(target, &four_bytes, sizeof four_bytes);
+    return 0;
+  });
+  EXPECT_EQ(child.end, ChildEnd::kSignaled) << child.output;
+  EXPECT_EQ(child.signal, SIGSEGV);
+  const auto fault = FindGuardPageFault(child.output);
+  ASSERT_TRUE(fault.has_value()) << child.output;
+  EXPECT_NE(fault->find("the plugin wrote 4 bytes past the end of a 0-byte block it allocated"),
+            std::string::npos)
+      << *fault;
+}
+
+TEST(GuardMalloc, ZeroByteBlocksAreDistinctCountedAndFreed) {
+  const ChildResult child = InGuardedChild([] {
+    void* first = GuardedAllocate(0, 1, PluginCaller());
+    void* second = GuardedAllocate(0, 64, PluginCaller());  // memalign(64, 0)
+    if (first == nullptr || second == nullptr || first == second) return 10;
+    if (reinterpret_cast<uintptr_t>(second) % 64 != 0) return 11;
+    const GuardMallocCounters both = GuardMallocCountersNow();
+    if (both.live_blocks != 2 || both.live_bytes != 0) return 12;
+    if (!GuardedFree(first) || !GuardedFree(second)) return 13;
+    void* moved = nullptr;  // realloc of a 0-byte block keeps nothing, and moves
+    void* third = GuardedAllocate(0, 1, PluginCaller());
+    if (!GuardedReallocate(third, 8, PluginCaller(), &moved) || moved == nullptr) return 14;
+    if (!GuardedFree(moved)) return 15;
+    return GuardMallocCountersNow().live_blocks == 0 ? 0 : 16;
+  });
+  EXPECT_EQ(child.end, ChildEnd::kExited) << child.output;
+  EXPECT_EQ(child.exit_code, 0) << child.output;
+}
+
+TEST(GuardMalloc, FreeingAZeroByteBlockTwiceIsNamed) {
+  const ChildResult child = InGuardedChild([] {
+    void* block = GuardedAllocate(0, 1, PluginCaller());
+    GuardedFree(block);
+    GuardedFree(block);
+    return 0;
+  });
+  EXPECT_EQ(child.end, ChildEnd::kSignaled) << child.output;
+  EXPECT_NE(child.output.find("freed a 0-byte block twice"), std::string::npos) << child.output;
+}
+
 TEST(GuardMalloc, AWriteFarPastTheEndIsMeasured) {
   const ChildResult child = InGuardedChild([] {
     auto* block = static_cast<volatile unsigned char*>(GuardedAllocate(8, 1, PluginCaller()));

@@ -105,6 +105,13 @@ PageEntry& EntryFor(uintptr_t address) {
 
 uintptr_t RoundUp(uintptr_t value, uintptr_t to) { return (value + to - 1) / to * to; }
 
+// Whether `address` starts a live block: one with pages of its own, or a
+// 0-byte block, which lies at the start of its guard page (see MapGuarded).
+bool StartsLiveBlock(const PageEntry& entry, uintptr_t address) {
+  if (entry.block != address) return false;
+  return entry.kind == PageKind::kBlock || (entry.kind == PageKind::kGuard && entry.size == 0);
+}
+
 // ---------------------------------------------------------------------------
 // Messages written from the signal handler: no allocation, no stdio.
 // ---------------------------------------------------------------------------
@@ -378,13 +385,17 @@ void RememberSlackBlock(uintptr_t block) {
 void* MapGuarded(size_t size, size_t alignment) {
   State& state = TheState();
   if (state.live_blocks.load(std::memory_order_relaxed) >= kMaxLiveGuardedBlocks) return nullptr;
-  const uintptr_t span = size + (alignment > 1 ? alignment - 1 : 0);
+  // A 0-byte block has no accessible page: it is the first byte of its
+  // guard page (page-aligned, so any alignment up to a page holds), and
+  // the first byte written or read there faults.
+  const uintptr_t span = size == 0 ? 0 : size + (alignment > 1 ? alignment - 1 : 0);
   const size_t pages = RoundUp(span, kPage) / kPage;
   const size_t first = state.next_page.fetch_add(pages + 1, std::memory_order_relaxed);
   if (first + pages + 1 > kReservedPages) return nullptr;  // address space used up
   const uintptr_t start = state.base + first * kPage;
   const uintptr_t guard = start + pages * kPage;
-  if (::mprotect(reinterpret_cast<void*>(start), pages * kPage, PROT_READ | PROT_WRITE) != 0) {
+  if (pages != 0 &&
+      ::mprotect(reinterpret_cast<void*>(start), pages * kPage, PROT_READ | PROT_WRITE) != 0) {
     return nullptr;  // out of mappings or memory: the real allocator takes over
   }
   uintptr_t block = guard - size;
@@ -472,7 +483,7 @@ void* GuardedAllocate(size_t size, size_t alignment, const void* caller) {
   State& state = TheState();
   if (!state.enabled.load(std::memory_order_relaxed)) return nullptr;
   VerifyRecentGuardedBlocks();
-  if (size == 0 || size > kLargestGuardedBlock || alignment > kPage) return nullptr;
+  if (size > kLargestGuardedBlock || alignment > kPage) return nullptr;
   if (IsSectlCode(caller)) return nullptr;
   void* block = MapGuarded(size, alignment);
   if (block == nullptr) state.fallbacks.fetch_add(1, std::memory_order_relaxed);
@@ -484,7 +495,7 @@ bool GuardedFree(void* pointer) {
   const auto address = reinterpret_cast<uintptr_t>(pointer);
   if (!state.enabled.load(std::memory_order_relaxed) || !InReservation(address)) return false;
   PageEntry& entry = EntryFor(address);
-  if (entry.block != address || entry.kind != PageKind::kBlock) {
+  if (!StartsLiveBlock(entry, address)) {
     SignalSafeText text;
     text << kGuardPageFaultMarker.data() << "the plugin freed ";
     if (entry.kind == PageKind::kFreed && entry.block == address) {
@@ -507,8 +518,10 @@ bool GuardedFree(void* pointer) {
   // Inaccessible from now on, and its memory given back; never reused.
   PageEntry* first = &EntryFor(start);
   for (size_t page = 0; page <= pages; ++page) first[page].kind = PageKind::kFreed;
-  (void)::mmap(reinterpret_cast<void*>(start), pages * kPage, PROT_NONE,
-               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  if (pages != 0) {
+    (void)::mmap(reinterpret_cast<void*>(start), pages * kPage, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  }
   return true;
 }
 

@@ -15,12 +15,15 @@
 // at (guard - size). That address is aligned to the largest power of two
 // dividing the size (capped at the page), which is the alignment any object
 // of that size needs; a 1-byte block gets 1-byte alignment, so that a write
-// of 4 bytes into it crashes. Only an odd-sized block holding a type that
-// needs 16-byte alignment (SSE aligned moves) could fault where glibc would
-// not (run with --no-guard-malloc to rule the guard out). memalign and
-// friends honour the alignment asked for, leaving up to (alignment - 1)
-// bytes between the block and its guard; those hold a canary, checked at the
-// thread's next allocator call and when the block is freed.
+// of 4 bytes into it crashes. A 0-byte block (malloc(0), calloc(n, 0)) is the
+// first byte of its guard page, unique and never dereferenceable: the first
+// byte written into it crashes as an overrun of a 0-byte block. Only an
+// odd-sized block holding a type that needs 16-byte alignment (SSE aligned moves)
+// could fault where glibc would not (run with --no-guard-malloc to rule the
+// guard out). memalign and friends honour the alignment asked for, leaving up
+// to (alignment - 1) bytes between the block and its guard; those hold a
+// canary, checked at the thread's next allocator call and when the block is
+// freed.
 //
 // Freed blocks become inaccessible and their addresses are never reused
 // within a child, so a use after free crashes too. Limits: blocks up to
