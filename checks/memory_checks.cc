@@ -435,29 +435,33 @@ SECTL_CHECK("memory.alignment", kRequired,
   }
 }
 
-SECTL_CHECK(
-    "memory.allocate_zero", kRecommended,
-    "allocate of 0 bytes returns null or valid memory, and deallocate takes it back "
-    "without crashing",
-    .tests = {kAllocate, kDeallocate},
-    .severity_reason =
-        "No released TensorFlow asks allocate for 0 bytes (its DeviceMemAllocator "
-        "allocates only when num_bytes > 0), so none frees a 0-byte block either; "
-        "other hosts and direct users may",
-    .establishes =
-        "`allocate` of 0 bytes returns null or valid memory without crashing, and "
-        "`deallocate` takes back a non-null block passed as TensorFlow passes blocks "
-        "(only `opaque` set)",
-    .common_mistakes =
-        "Writing a bookkeeping header in front of a block that was never obtained for 0 "
-        "bytes, or asking the driver for 0 bytes and using its null answer.",
-    .how_to_fix =
-        "Handle a size of 0 first: return `opaque = NULL`, `size = 0` (or a valid "
-        "minimal block), and let `deallocate` accept what `allocate(0)` returned.",
-    .proven_by = "`ALLOCATE_ZERO_CRASH` (crash)",
-    .unusual_use =
-        "TensorFlow's allocators never ask the plugin for 0 bytes: DeviceMemAllocator::Alloc "
-        "(device_mem_allocator.h) calls it only when num_bytes > 0") {
+SECTL_CHECK("memory.allocate_zero", kRecommended,
+            "allocate of 0 bytes returns null or valid memory, and deallocate takes it back "
+            "without crashing",
+            .tests = {kAllocate, kDeallocate},
+            .severity_reason =
+                "No released TensorFlow asks allocate for 0 bytes (its DeviceMemAllocator "
+                "allocates only when num_bytes > 0), so none frees a 0-byte block either; "
+                "other hosts and direct users may",
+            .establishes =
+                "`allocate` of 0 bytes returns null or valid memory without crashing, and "
+                "`deallocate` takes back a non-null block passed as TensorFlow passes blocks "
+                "(only `opaque` set)",
+            .common_mistakes =
+                "Writing a bookkeeping header in front of a block that was never obtained for 0 "
+                "bytes, or asking the driver for 0 bytes and using its null answer; writing into "
+                "a 0-byte heap block of the plugin's own (`malloc(0)` returns a block that must "
+                "never be written; the guard allocator makes it end at an inaccessible page).",
+            .how_to_fix =
+                "Handle a size of 0 first: return `opaque = NULL`, `size = 0` (or a valid "
+                "minimal block), and let `deallocate` accept what `allocate(0)` returned.",
+            .proven_by =
+                "`ALLOCATE_ZERO_CRASH` (crash), `ALLOCATE_ZERO_OVERRUNS_SHADOW` (crash: \"wrote 4 "
+                "bytes past the end of a 0-byte block\")",
+            .unusual_use =
+                "TensorFlow's allocators never ask the plugin for 0 bytes: "
+                "DeviceMemAllocator::Alloc (device_mem_allocator.h) calls it only when "
+                "num_bytes > 0") {
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate});
   const host::Device& device = check.device();
   const SP_DeviceMemoryBase memory =

@@ -16,6 +16,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(FaultCase{"misaligned_allocation", "memory.alignment", "fail"},
                       FaultCase{"size_not_reported", "memory.allocate", "fail"},
                       FaultCase{"allocate_zero_crash", "memory.allocate_zero", "warn"},
+                      // allocate(0) writes a 4-byte tag into a malloc(0) block of its own:
+                      // a 0-byte block ends at its guard page like any other (a crash,
+                      // but TensorFlow never allocates 0 bytes: a warning).
+                      FaultCase{"allocate_zero_overruns_shadow", "memory.allocate_zero", "warn"},
                       FaultCase{"deallocate_needs_size", "memory.deallocate", "fail"},
                       FaultCase{"overlapping_allocations", "memory.concurrent_allocation", "fail"},
                       FaultCase{"unaligned_host_memory", "memory.host_memory", "fail"},
@@ -70,6 +74,39 @@ TEST(GuardMalloc, NamesTheOverrunItCaught) {
                 .find("the plugin wrote 3 bytes past the end of a 1-byte block it allocated"),
             std::string::npos)
       << result.dump(2);
+}
+
+// The one result of `sectl conform --filter memory.allocate_zero`.
+nlohmann::json AllocateZeroResult(const std::string& fault, const std::vector<std::string>& extra) {
+  std::vector<std::string> arguments = {
+      "conform", FaultyPlugin(fault), "--filter", "memory.allocate_zero", "--report",
+      "json",    "--no-throughput"};
+  arguments.insert(arguments.end(), extra.begin(), extra.end());
+  const CommandResult run = RunSectl(arguments);
+  const auto report = nlohmann::json::parse(run.out, nullptr, false);
+  for (const auto& result : report.value("results", nlohmann::json::array())) {
+    if (result.value("id", "") == "memory.allocate_zero") return result;
+  }
+  ADD_FAILURE() << "no result for memory.allocate_zero: " << run.out << run.err;
+  return {};
+}
+
+TEST(GuardMalloc, NamesAWriteIntoAZeroByteBlock) {
+  if (!kGuardPagesInUse) GTEST_SKIP() << "a sanitizer's allocator replaces the guard pages";
+  const auto result = AllocateZeroResult("allocate_zero_overruns_shadow", {});
+  EXPECT_EQ(result.value("status", ""), "crash") << result.dump(2);
+  EXPECT_NE(result.value("message", "")
+                .find("the plugin wrote 4 bytes past the end of a 0-byte block it allocated"),
+            std::string::npos)
+      << result.dump(2);
+  EXPECT_NE(result.value("message", "").find("allocate"), std::string::npos) << result.dump(2);
+}
+
+TEST(GuardMalloc, ZeroByteOverrunGoesUnseenWithNoGuardMalloc) {
+  if (!kGuardPagesInUse) GTEST_SKIP() << "a sanitizer's allocator replaces the guard pages";
+  // glibc's malloc(0) has room for 24 bytes: only the guard sees the write.
+  const auto result = AllocateZeroResult("allocate_zero_overruns_shadow", {"--no-guard-malloc"});
+  EXPECT_EQ(result.value("status", ""), "pass") << result.dump(2);
 }
 
 TEST(GuardMalloc, IsOffWithNoGuardMalloc) {

@@ -15,3 +15,5 @@ sectl_add_faulty_plugin(LIMIT_NOT_ENFORCED memory_faults.c)
 sectl_add_faulty_plugin(USAGE_RETURNS_FALSE memory_faults.c)
 sectl_add_faulty_plugin(FREE_NEVER_DROPS memory_faults.c)
 sectl_add_faulty_plugin(ALLOCATE_OVERRUNS_SMALL_BLOCK memory_faults.c)
+# A 4-byte tag written into a 0-byte heap block (malloc(0)) the plugin keeps.
+sectl_add_faulty_plugin(ALLOCATE_ZERO_OVERRUNS_SHADOW memory_faults.c)

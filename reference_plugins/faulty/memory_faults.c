@@ -222,6 +222,27 @@ static TF_Bool StatsFromNowhere(const SP_Device* device, SP_AllocatorStats* stat
 }
 #endif
 
+#if defined(FAULT_ALLOCATE_ZERO_OVERRUNS_SHADOW)
+/* Keeps a host shadow of every allocation in whole 32-bit words, and stamps
+ * a generation tag in its first word: a 0-byte allocation gets a shadow of
+ * 0 words, malloc(0), and the tag's 4 bytes go into it. glibc's smallest
+ * block has room for them, so the write goes unnoticed without the guard. */
+static _Thread_local unsigned char* last_shadow; /* kept until the thread's next call */
+
+static void AllocateWithShadow(const SP_Device* device, uint64_t size, int64_t memory_space,
+                               SP_DeviceMemoryBase* mem) {
+  static const uint32_t kGenerationTag = 0x5EC71A65u;
+  free(last_shadow);
+  last_shadow = size <= 4096 ? malloc((size + 3) / 4 * 4) : NULL;
+  if (last_shadow != NULL) {
+    /* Through a volatile, so that the compiler cannot see the overrun. */
+    unsigned char* volatile shadow = last_shadow;
+    memcpy(shadow, &kGenerationTag, sizeof kGenerationTag); /* 4 bytes, whatever the size */
+  }
+  base_allocate(device, size, memory_space, mem);
+}
+#endif
+
 #if defined(FAULT_STATS_NOT_RELEASED)
 /* bytes_in_use only ever grows: deallocate forgets to subtract. */
 static pthread_mutex_t stats_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -298,6 +319,8 @@ void PlantStreamExecutorFault(SP_StreamExecutor* se) {
   se->allocate = AllocateOverrunningItsTag;
 #elif defined(FAULT_STATS_CRASH)
   se->get_allocator_stats = StatsFromNowhere;
+#elif defined(FAULT_ALLOCATE_ZERO_OVERRUNS_SHADOW)
+  se->allocate = AllocateWithShadow;
 #elif defined(FAULT_STATS_NOT_RELEASED)
   se->get_allocator_stats = StatsNeverReleased;
 #elif defined(FAULT_LIMIT_NOT_ENFORCED)
