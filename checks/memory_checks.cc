@@ -25,6 +25,7 @@
 
 #include "conform/check.h"
 #include "conform/check_support.h"
+#include "host/memory_usage_judgement.h"
 #include "host/stream.h"
 #include "host/unusual_calls.h"
 
@@ -924,14 +925,8 @@ SECTL_CHECK(
   const host::MemoryUsage usage =
       check.Require(check.device().QueryMemoryUsage(), "device_memory_usage");
   check.details() = {{"free_bytes", usage.free_bytes}, {"total_bytes", usage.total_bytes}};
-  check.Expect(usage.total_bytes > 0,
-               fmt::format("device_memory_usage reports total = {}: TensorFlow sizes the "
-                           "device's memory pool from these numbers",
-                           usage.total_bytes));
-  check.Expect(usage.free_bytes >= 0 && usage.free_bytes <= usage.total_bytes,
-               fmt::format("device_memory_usage reports free = {} of total = {}: free must lie "
-                           "in [0, total], and TensorFlow sizes its memory pool from it",
-                           usage.free_bytes, usage.total_bytes));
+  // The judgement `sectl probe` reports too (host/memory_usage_judgement.h).
+  for (std::string& problem : host::MemoryUsageProblems(usage)) check.Fail(std::move(problem));
 }
 
 // How much a check takes to see free memory drop, and how much of that drop

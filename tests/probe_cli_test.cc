@@ -210,6 +210,33 @@ TEST(ProbeCommand, FindingTensorFlowWouldRejectExitsOne) {
   EXPECT_EQ(report["findings"][0]["severity"], "error");
 }
 
+// device_memory_usage true with free = total = 0 (nothing filled in): conform
+// fails memory.usage, so probe must not say "none" beside "0 B free of 0 B".
+// Both report the one judgement (host/memory_usage_judgement.h).
+TEST(ProbeCommand, MemoryFindingsAreConformsMemoryUsageVerdict) {
+  const json report = ProbeJson({FixturePlugin("test_util_answers")}, 1);
+  std::vector<std::string> problems;
+  for (const json& finding : report["findings"]) {
+    if (finding["id"] != "device.0.memory_usage") continue;
+    EXPECT_EQ(finding["severity"], "error") << finding;
+    const std::string message = finding["message"];
+    ASSERT_EQ(message.rfind("device 0: ", 0), 0u) << message;
+    problems.push_back(message.substr(std::string("device 0: ").size()));
+  }
+  ASSERT_FALSE(problems.empty()) << report["findings"].dump(2);
+
+  const CommandResult conform = RunSectl({"conform", FixturePlugin("test_util_answers"), "--filter",
+                                          "memory.usage", "--report", "json", "--no-throughput"});
+  const json results = json::parse(conform.out, nullptr, false)["results"];
+  ASSERT_TRUE(results.is_array()) << conform.out << conform.err;
+  ASSERT_EQ(results.size(), 1u) << results.dump(2);
+  EXPECT_EQ(results[0]["status"], "fail") << results[0].dump(2);
+  const std::string verdict = results[0]["message"];
+  for (const std::string& problem : problems) {
+    EXPECT_NE(verdict.find(problem), std::string::npos) << problem << "\nnot in\n" << verdict;
+  }
+}
+
 TEST(ProbeCommand, PluginTextCannotDriveTheTerminal) {
   const CommandResult result = RunSectl({"probe", FixturePlugin("escape_sequences")});
   EXPECT_EQ(result.exit_code, 1) << result.err;  // the name is invalid for TensorFlow

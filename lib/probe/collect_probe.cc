@@ -10,6 +10,7 @@
 #include "abi/struct_layouts.h"
 #include "host/compatibility.h"
 #include "host/device.h"
+#include "host/memory_usage_judgement.h"
 #include "host/platform.h"
 #include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
@@ -88,6 +89,11 @@ DeviceDescription DescribeDevice(host::Platform& platform, int ordinal,
   if (auto usage = created.QueryMemoryUsage()) {
     description.memory.total_bytes = usage->total_bytes;
     description.memory.free_bytes = usage->free_bytes;
+    // The same judgement as conform's memory.usage (required): an error.
+    for (const std::string& problem : host::MemoryUsageProblems(*usage)) {
+      findings.push_back({"error", fmt::format("device.{}.memory_usage", ordinal),
+                          fmt::format("device {}: {}", ordinal, problem)});
+    }
   } else {
     description.memory.error = usage.error().message();
     findings.push_back({"error", fmt::format("device.{}.memory_usage", ordinal),
