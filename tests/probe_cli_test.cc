@@ -210,6 +210,28 @@ TEST(ProbeCommand, FindingTensorFlowWouldRejectExitsOne) {
   EXPECT_EQ(report["findings"][0]["severity"], "error");
 }
 
+// TensorFlow's own test plugin answers -1 from its device functions, which
+// TensorFlow reads as unset: not a number to print.
+TEST(ProbeCommand, UnsetDeviceValuesArePrintedAsUnset) {
+  const json report = ProbeJson({FixturePlugin("test_util_answers")}, 1);
+  ASSERT_EQ(report["devices"].size(), 1u);
+  const json& device = report["devices"][0];
+  EXPECT_TRUE(device["numa_node"].is_null()) << device.dump(2);
+  EXPECT_TRUE(device["memory_bandwidth_bytes_per_second"].is_null()) << device.dump(2);
+  EXPECT_TRUE(device["gflops"].is_null()) << device.dump(2);
+
+  const CommandResult table = RunSectl({"probe", FixturePlugin("test_util_answers")});
+  EXPECT_EQ(table.exit_code, 1) << table.err;
+  EXPECT_EQ(table.out.find("-1.0"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("-0.0 GB/s"), std::string::npos) << table.out;
+  for (const char* row : {"NUMA node", "Memory bandwidth", "Peak GFLOP/s"}) {
+    const auto at = table.out.find(row);
+    ASSERT_NE(at, std::string::npos) << row << "\n" << table.out;
+    const std::string line = table.out.substr(at, table.out.find('\n', at) - at);
+    EXPECT_NE(line.find("(not reported)"), std::string::npos) << line;
+  }
+}
+
 // device_memory_usage true with free = total = 0 (nothing filled in): conform
 // fails memory.usage, so probe must not say "none" beside "0 B free of 0 B".
 // Both report the one judgement (host/memory_usage_judgement.h).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -62,6 +63,16 @@ AllocatorStats ToAllocatorStats(const SP_AllocatorStats& stats) {
   return result;
 }
 
+// A device function's answer as TensorFlow reads it: the NUMA node and the
+// memory bandwidth only when >= 0 (CStreamExecutor::CreateDeviceDescription),
+// GFLOP/s (which TensorFlow never reads) only when finite and >= 0. Anything
+// else means "unset", as an absent function does.
+template <typename Number>
+std::optional<Number> UnlessUnset(std::optional<Number> answer) {
+  if (!answer || !std::isfinite(static_cast<double>(*answer)) || *answer < 0) return std::nullopt;
+  return answer;
+}
+
 std::optional<std::string> NonEmpty(const std::string& text) {
   if (text.empty()) return std::nullopt;
   return text;
@@ -83,9 +94,9 @@ DeviceDescription DescribeDevice(host::Platform& platform, int ordinal,
   description.hardware_name = NonEmpty(created.hardware_name());
   description.vendor = NonEmpty(created.vendor());
   description.pci_bus_id = NonEmpty(created.pci_bus_id());
-  description.numa_node = created.NumaNode();
-  description.memory_bandwidth_bytes_per_second = created.MemoryBandwidth();
-  description.gflops = created.Gflops();
+  description.numa_node = UnlessUnset(created.NumaNode());
+  description.memory_bandwidth_bytes_per_second = UnlessUnset(created.MemoryBandwidth());
+  description.gflops = UnlessUnset(created.Gflops());
   if (auto usage = created.QueryMemoryUsage()) {
     description.memory.total_bytes = usage->total_bytes;
     description.memory.free_bytes = usage->free_bytes;

@@ -82,6 +82,9 @@ struct DeviceDescription {
   std::optional<std::string> hardware_name;
   std::optional<std::string> vendor;
   std::optional<std::string> pci_bus_id;
+  // As TensorFlow reads them: nullopt (JSON null) where the plugin has no
+  // such function or answered "unset" (a negative NUMA node or bandwidth,
+  // GFLOP/s negative or not finite).
   std::optional<int32_t> numa_node;
   std::optional<int64_t> memory_bandwidth_bytes_per_second;
   std::optional<double> gflops;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string_view>
 
 #include "base/text.h"
 #include "base/text_layout.h"
@@ -28,9 +30,13 @@ std::string FormatBytes(int64_t bytes) {
 
 std::string YesNo(bool value) { return value ? "yes" : "no"; }
 
+// What the table shows for a value the plugin did not report, or reported
+// as unset (a negative NUMA node, bandwidth or GFLOP/s).
+constexpr std::string_view kNotReported = "(not reported)";
+
 template <typename T>
 std::string OrNotReported(const std::optional<T>& value) {
-  if (!value) return "(not reported)";
+  if (!value) return std::string(kNotReported);
   return fmt::format("{}", *value);
 }
 
@@ -82,15 +88,19 @@ void WriteDevice(Writer& out, const DeviceDescription& device) {
   out.Row("Hardware name", OrNotReported(device.hardware_name));
   out.Row("Vendor", OrNotReported(device.vendor));
   out.Row("PCI bus id", OrNotReported(device.pci_bus_id));
+  // Unset values are null in the report (collect_probe.cc); a report from
+  // elsewhere may still hold TensorFlow's negative "unset".
   out.Row("NUMA node", device.numa_node && *device.numa_node >= 0
                            ? fmt::format("{}", *device.numa_node)
-                           : "(not reported)");
+                           : std::string(kNotReported));
+  const auto& bandwidth = device.memory_bandwidth_bytes_per_second;
   out.Row("Memory bandwidth",
-          device.memory_bandwidth_bytes_per_second
-              ? fmt::format("{:.1f} GB/s",
-                            static_cast<double>(*device.memory_bandwidth_bytes_per_second) / 1e9)
-              : "(not reported)");
-  out.Row("Peak GFLOP/s", device.gflops ? fmt::format("{:.1f}", *device.gflops) : "(not reported)");
+          bandwidth && *bandwidth >= 0
+              ? fmt::format("{:.1f} GB/s", static_cast<double>(*bandwidth) / 1e9)
+              : std::string(kNotReported));
+  out.Row("Peak GFLOP/s", device.gflops && std::isfinite(*device.gflops) && *device.gflops >= 0
+                              ? fmt::format("{:.1f}", *device.gflops)
+                              : std::string(kNotReported));
   if (device.memory.total_bytes && device.memory.free_bytes) {
     out.Row("Memory", fmt::format("{} free of {}", FormatBytes(*device.memory.free_bytes),
                                   FormatBytes(*device.memory.total_bytes)));
