@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -157,8 +159,11 @@ std::optional<int64_t> AllocatorBytesInUse(host::Platform& platform, int ordinal
   return (**stats).bytes_in_use;
 }
 
-Footprint MeasureFootprint(host::Platform& platform, int ordinal) {
-  return {conform::ThreadCount(), conform::ResidentBytes(), AllocatorBytesInUse(platform, ordinal)};
+// bytes_in_use of a device that stays alive.
+std::optional<int64_t> AllocatorBytesInUse(const host::Device& device) {
+  auto stats = device.QueryAllocatorStats();
+  if (!stats || !*stats) return std::nullopt;
+  return (**stats).bytes_in_use;
 }
 
 // The thread count once it is within the slack of `baseline`, or after the
@@ -178,6 +183,95 @@ nlohmann::json Describe(const Footprint& footprint) {
                               {"resident_bytes", footprint.resident_bytes}};
   if (footprint.bytes_in_use) described["allocator_bytes_in_use"] = *footprint.bytes_in_use;
   return described;
+}
+
+// How much each resource grew over the measured cycles of one kind.
+struct FootprintGrowth {
+  int threads = 0;
+  int64_t resident_bytes = 0;
+  std::optional<int64_t> bytes_in_use;
+
+  // The growth `other` does not explain: a stream's cycles include the wait
+  // TensorFlow does before destroying it, whose own growth is not the
+  // stream's.
+  FootprintGrowth Beyond(const FootprintGrowth& other) const {
+    FootprintGrowth rest{threads - other.threads, resident_bytes - other.resident_bytes, {}};
+    if (bytes_in_use && other.bytes_in_use) rest.bytes_in_use = *bytes_in_use - *other.bytes_in_use;
+    return rest;
+  }
+};
+
+FootprintGrowth GrowthBetween(const Footprint& before, const Footprint& after) {
+  FootprintGrowth growth{
+      after.threads - before.threads,
+      static_cast<int64_t>(after.resident_bytes) - static_cast<int64_t>(before.resident_bytes),
+      {}};
+  // Unmeasurable where resident memory cannot be read (0).
+  if (before.resident_bytes == 0 || after.resident_bytes == 0) growth.resident_bytes = 0;
+  if (before.bytes_in_use && after.bytes_in_use) {
+    growth.bytes_in_use = *after.bytes_in_use - *before.bytes_in_use;
+  }
+  return growth;
+}
+
+// One kind of create, use and destroy cycle, run on its own so that what
+// grows is blamed on the destroy function that should have given it back:
+// devices alone (destroy_device), and streams, events and timers on one
+// device that stays alive (destroy_stream, destroy_event, destroy_timer).
+struct CycleKind {
+  std::string_view key;      // "device_footprint", for the details
+  std::string cycling;       // "creating and destroying a device alone (...)"
+  PluginFunction destroy;    // what the growth is blamed on
+  std::function<Expected<void>()> once;
+  std::function<std::optional<int64_t>()> bytes_in_use;
+};
+
+// Runs kWarmUpCycles, then kMeasuredCycles measured, of `kind`; the growth,
+// or the failure (with the cycle it occurred in) when a cycle failed.
+Expected<FootprintGrowth> MeasureFootprintGrowth(const CycleKind& kind, nlohmann::json& details) {
+  auto run = [&](int cycles) -> Expected<void> {
+    for (int cycle = 0; cycle < cycles; ++cycle) {
+      if (auto done = kind.once(); !done) {
+        return tl::unexpected(done.error().WithContext(
+            fmt::format("{}, in cycle {} of {}", kind.cycling, cycle + 1, cycles)));
+      }
+    }
+    return {};
+  };
+  if (auto warmed = run(kWarmUpCycles); !warmed) return tl::unexpected(warmed.error());
+  const Footprint before{conform::ThreadCount(), conform::ResidentBytes(), kind.bytes_in_use()};
+  if (auto measured = run(kMeasuredCycles); !measured) return tl::unexpected(measured.error());
+  Footprint after{0, conform::ResidentBytes(), kind.bytes_in_use()};
+  after.threads = SettledThreadCount(before.threads);
+  details[std::string(kind.key)] = {{"before", Describe(before)}, {"after", Describe(after)}};
+  return GrowthBetween(before, after);
+}
+
+// Warns about each resource `kind`'s cycles left behind, naming its destroy
+// function.
+void JudgeFootprintGrowth(conform::CheckContext& check, const CycleKind& kind,
+                          const FootprintGrowth& growth) {
+  const std::string_view destroy = abi::InfoOf(kind.destroy).member;
+  const std::string over = fmt::format("over {} cycles of {}", kMeasuredCycles, kind.cycling);
+  if (growth.threads > kThreadSlack) {
+    check.WarnIn(kind.destroy,
+                 fmt::format("{} leaks threads: the process's threads grew by {} {}: a thread is "
+                             "left behind each time, and a long TensorFlow process runs out of "
+                             "them",
+                             destroy, growth.threads, over));
+  }
+  if (growth.resident_bytes > static_cast<int64_t>(kResidentSlackBytes)) {
+    check.WarnIn(kind.destroy,
+                 fmt::format("{} leaks memory: resident memory grew by {} MiB {}: memory is left "
+                             "behind each time",
+                             destroy, growth.resident_bytes >> 20, over));
+  }
+  if (growth.bytes_in_use && *growth.bytes_in_use > 0) {
+    check.WarnIn(kind.destroy,
+                 fmt::format("{} leaks device memory: the allocator's bytes_in_use grew by {} {} "
+                             "although every object was destroyed",
+                             destroy, *growth.bytes_in_use, over));
+  }
 }
 
 // Heap growth per create/destroy cycle of one object.
@@ -211,6 +305,10 @@ struct HeapGrowth {
   double blocks_per_cycle = 0;
   bool Leaks() const {
     return bytes_per_cycle >= kLeakedBytesPerCycle || blocks_per_cycle >= kLeakedBlocksPerCycle;
+  }
+  // The growth `other` does not explain (see FootprintGrowth::Beyond).
+  HeapGrowth Beyond(const HeapGrowth& other) const {
+    return {bytes_per_cycle - other.bytes_per_cycle, blocks_per_cycle - other.blocks_per_cycle};
   }
 };
 
@@ -282,25 +380,42 @@ std::pair<HeapGrowth, HeapGrowth> EventCycleGrowth(conform::CheckContext& check)
                            [&] { (void)check.Require(device.CreateEvent(), "create_event"); });
 }
 
+// create_stream then destroy_stream, after waiting for the stream as
+// TensorFlow does (host/stream.cc).
 std::pair<HeapGrowth, HeapGrowth> StreamCycleGrowth(conform::CheckContext& check) {
   const host::Device& device = check.device();
   return MeasureHeapGrowth(kStreamCyclesPerHalf,
                            [&] { (void)check.Require(device.CreateStream(), "create_stream"); });
 }
 
+// The wait alone, on a stream that stays: on a plugin without
+// block_host_until_done it creates, records, waits for and destroys an
+// event, as each stream cycle's wait does.
+std::pair<HeapGrowth, HeapGrowth> WaitCycleGrowth(conform::CheckContext& check,
+                                                  host::Stream& stream) {
+  return MeasureHeapGrowth(kStreamCyclesPerHalf, [&] {
+    check.Require(stream.BlockHostUntilDone(), "waiting for an idle stream");
+  });
+}
+
+std::pair<HeapGrowth, HeapGrowth> Beyond(const std::pair<HeapGrowth, HeapGrowth>& growth,
+                                         const std::pair<HeapGrowth, HeapGrowth>& explained) {
+  return {growth.first.Beyond(explained.first), growth.second.Beyond(explained.second)};
+}
+
 // Warns, naming the destroy function, where one object per cycle is left on
-// the heap. Events first: waiting for a stream without
-// block_host_until_done goes through an event (host/stream.cc, as
-// TensorFlow does), so a leaking destroy_event shows in stream cycles too.
+// the heap; each object's leak is judged on its own. Waiting for a stream
+// without block_host_until_done goes through an event (host/stream.cc, as
+// TensorFlow does), so a stream cycle's growth is judged beyond what the
+// wait alone leaves: a leaking destroy_event is not destroy_stream's, and
+// hides no leak of destroy_stream's.
 void JudgeHeapPerObject(conform::CheckContext& check) {
   host::Platform& platform = check.platform();
-  bool events_leak = false;
   if (platform.Provides(PluginFunction::kCreateEvent) &&
       platform.Provides(PluginFunction::kDestroyEvent)) {
     const auto growth = EventCycleGrowth(check);
     check.details()["event_cycles"] = Describe(growth, kEventCyclesPerHalf);
-    events_leak = Leaks(growth);
-    if (events_leak) {
+    if (Leaks(growth)) {
       check.WarnIn(
           PluginFunction::kDestroyEvent,
           fmt::format(
@@ -312,18 +427,104 @@ void JudgeHeapPerObject(conform::CheckContext& check) {
   }
   if (platform.Provides(PluginFunction::kCreateStream) &&
       platform.Provides(PluginFunction::kDestroyStream)) {
-    const auto growth = StreamCycleGrowth(check);
+    auto growth = StreamCycleGrowth(check);
     check.details()["stream_cycles"] = Describe(growth, kStreamCyclesPerHalf);
-    const bool waits_through_events = !platform.Provides(PluginFunction::kBlockHostUntilDone);
-    if (Leaks(growth) && !(events_leak && waits_through_events)) {
+    if (!platform.Provides(PluginFunction::kBlockHostUntilDone)) {
+      auto stream = check.Require(check.device().CreateStream(), "create_stream");
+      const auto waiting = WaitCycleGrowth(check, *stream);
+      check.details()["stream_wait_cycles"] = Describe(waiting, kStreamCyclesPerHalf);
+      growth = Beyond(growth, waiting);
+    }
+    if (Leaks(growth)) {
       check.WarnIn(
           PluginFunction::kDestroyStream,
           fmt::format(
               "destroy_stream leaks: the process's heap grew by {} of creating and destroying a "
-              "stream, so destroy_stream does not free what create_stream allocated",
+              "stream (beyond what waiting for a stream leaves), so destroy_stream does not free "
+              "what create_stream allocated",
               DescribeLeak(growth)));
     }
   }
+}
+
+// Each kind of object cycled on its own, so that growth is blamed on its
+// destroy function: devices alone first (no device is held then: TensorFlow
+// never holds two of one ordinal), then streams, events and timers on the
+// device under test, which stays alive.
+void JudgeFootprintPerObject(conform::CheckContext& check) {
+  host::Platform& platform = check.platform();
+  const int ordinal = check.settings().device_ordinal;
+  nlohmann::json& details = check.details();
+  auto measure = [&](const CycleKind& kind) {
+    auto growth = MeasureFootprintGrowth(kind, details);
+    if (!growth) {
+      check.Skip(
+          fmt::format("growth cannot be measured: {} (lifecycle.recreate reports failed creation)",
+                      growth.error().message()));
+    }
+    return *growth;
+  };
+  const CycleKind devices{
+      "device_footprint",
+      fmt::format("creating and destroying device {} alone (no stream, event or timer)", ordinal),
+      PluginFunction::kDestroyDevice,
+      [&]() -> Expected<void> {
+        auto device = Explain(platform.CreateDevice(ordinal), "create_device");
+        if (!device) return tl::unexpected(device.error());
+        return {};
+      },
+      [&] { return AllocatorBytesInUse(platform, ordinal); }};
+  JudgeFootprintGrowth(check, devices, measure(devices));
+
+  const host::Device& device = check.device();
+  const auto device_bytes_in_use = [&] { return AllocatorBytesInUse(device); };
+  const std::unique_ptr<host::Stream> stream =
+      check.Require(device.CreateStream(), "create_stream (a stream for events and timers)");
+  const CycleKind streams{"stream_footprint",
+                          "creating and destroying a stream on a device that stays",
+                          PluginFunction::kDestroyStream,
+                          [&]() -> Expected<void> {
+                            auto created = Explain(device.CreateStream(), "create_stream");
+                            if (!created) return tl::unexpected(created.error());
+                            return {};
+                          },
+                          device_bytes_in_use};
+  FootprintGrowth stream_growth = measure(streams);
+  if (!platform.Provides(PluginFunction::kBlockHostUntilDone)) {
+    // Each stream cycle's wait goes through an event: not the stream's.
+    const CycleKind waits{
+        "stream_wait_footprint", "waiting for an idle stream", PluginFunction::kDestroyEvent,
+        [&] { return Explain(stream->BlockHostUntilDone(), "waiting"); }, device_bytes_in_use};
+    stream_growth = stream_growth.Beyond(measure(waits));
+  }
+  JudgeFootprintGrowth(check, streams, stream_growth);
+
+  const CycleKind events{"event_footprint",
+                         "creating, recording and destroying an event on a stream that stays",
+                         PluginFunction::kDestroyEvent,
+                         [&]() -> Expected<void> {
+                           auto event = Explain(device.CreateEvent(), "create_event");
+                           if (!event) return tl::unexpected(event.error());
+                           return Explain(stream->RecordEvent(**event), "record_event");
+                         },
+                         device_bytes_in_use};
+  JudgeFootprintGrowth(check, events, measure(events));
+
+  if (!ProvidesTimers(platform)) return;
+  const CycleKind timers{
+      "timer_footprint",
+      "creating, starting, stopping and destroying a timer on a stream that stays",
+      PluginFunction::kDestroyTimer,
+      [&]() -> Expected<void> {
+        auto timer = Explain(device.CreateTimer(), "create_timer");
+        if (!timer) return tl::unexpected(timer.error());
+        if (auto started = Explain((*timer)->Start(*stream), "start_timer"); !started) {
+          return started;
+        }
+        return Explain((*timer)->Stop(*stream), "stop_timer");
+      },
+      device_bytes_in_use};
+  JudgeFootprintGrowth(check, timers, measure(timers));
 }
 
 }  // namespace
@@ -455,25 +656,30 @@ SECTL_CHECK("lifecycle.no_growth", kRecommended,
                 "latest TensorFlow, whose BlockHostUntilDone creates and destroys an event each "
                 "time on a plugin without block_host_until_done",
             .establishes =
-                "over 50 cycles (after 5 to warm up) of creating and destroying a device with a "
-                "stream, an event and (where provided) a timer: threads grow by at most 2, "
-                "resident memory by at "
-                "most 8 MiB, and `bytes_in_use` not at all; and over hundreds of "
+                "each kind of object is cycled on its own, so that what grows is blamed on its "
+                "destroy function: over 50 cycles (after 5 to warm up) of creating and "
+                "destroying a device alone, then of a stream, an event and (where provided) a "
+                "timer on a device that stays, threads grow by at most 2, resident memory by at "
+                "most 8 MiB, and `bytes_in_use` not at all (a stream's cycles judged beyond what "
+                "waiting for a stream leaves); and over hundreds of "
                 "`create_stream`/`destroy_stream` and `create_event`/`destroy_event` cycles the "
                 "heap does not grow (16 bytes or half a heap block per cycle, in both halves of "
-                "the run, is a leak)",
+                "the run, is a leak), each object's leak judged on its own",
             .common_mistakes =
-                "A helper thread per stream that `destroy_stream` never stops; a staging buffer "
-                "per stream or device memory per event that is never freed; a destroy function "
-                "that forgets the object (`destroy_stream` or `destroy_event` that frees "
-                "nothing).",
+                "A helper thread per stream that `destroy_stream` never stops; a service thread "
+                "or a logical-device context per device that `destroy_device` never releases; a "
+                "staging buffer per stream or device memory per event that is never freed; a "
+                "destroy function that forgets the object (`destroy_stream` or `destroy_event` "
+                "that frees nothing).",
             .how_to_fix =
                 "Make each destroy function undo its create: join the threads it started, free "
                 "its buffers and device memory, and free the object itself. Run the plugin under "
                 "a leak checker through repeated create/destroy cycles.",
             .proven_by =
                 "`LEAKS_STREAM_THREADS`, `LEAKS_MEMORY_PER_STREAM`, "
-                "`LEAKS_DEVICE_MEMORY_PER_EVENT`, `STREAM_DESTROY_LEAKS`, `EVENT_DESTROY_LEAKS`",
+                "`LEAKS_DEVICE_MEMORY_PER_EVENT`, `STREAM_DESTROY_LEAKS`, `EVENT_DESTROY_LEAKS`, "
+                "`STREAM_AND_EVENT_DESTROY_LEAK`, `DEVICE_DESTROY_LEAKS_MEMORY`, "
+                "`DEVICE_DESTROY_LEAKS_THREAD`",
             .unusual_use = kLifecycleUnusualUse) {
   SkipUnlessProvided(check, {PluginFunction::kCreateStream, PluginFunction::kDestroyStream,
                              PluginFunction::kCreateEvent, PluginFunction::kDestroyEvent,
@@ -481,47 +687,10 @@ SECTL_CHECK("lifecycle.no_growth", kRecommended,
   if (check.settings().plugin_reports_no_devices) {
     check.Skip(std::string(conform::kNoDevicesReason));
   }
-  host::Platform& platform = check.platform();
-  const int ordinal = check.settings().device_ordinal;
-  const bool with_timer = ProvidesTimers(platform);
-  auto run = [&](int cycles) {
-    if (auto failure = RunCycles(platform, ordinal, with_timer, cycles)) {
-      check.Skip(
-          fmt::format("growth cannot be measured: creation failed {} (lifecycle.recreate "
-                      "reports it)",
-                      *failure));
-    }
-  };
-  run(kWarmUpCycles);
-  const Footprint before = MeasureFootprint(platform, ordinal);
-  run(kMeasuredCycles);
-  Footprint after = MeasureFootprint(platform, ordinal);
-  after.threads = SettledThreadCount(before.threads);
   check.details() = {{"cycles", kMeasuredCycles},
-                     {"timers", with_timer},
-                     {"before", Describe(before)},
-                     {"after", Describe(after)}};
-
-  const std::string over =
-      fmt::format("over {} cycles of creating and destroying a device with {}", kMeasuredCycles,
-                  with_timer ? "a stream, an event and a timer" : "a stream and an event");
-  if (after.threads > before.threads + kThreadSlack) {
-    check.Warn(
-        fmt::format("the process's threads grew from {} to {} {}: a thread is left behind "
-                    "each time, and a long TensorFlow process runs out of them",
-                    before.threads, after.threads, over));
-  }
-  if (before.resident_bytes != 0 && after.resident_bytes > before.resident_bytes &&
-      after.resident_bytes - before.resident_bytes > kResidentSlackBytes) {
-    check.Warn(fmt::format("resident memory grew by {} MiB {}: memory is left behind each time",
-                           (after.resident_bytes - before.resident_bytes) >> 20, over));
-  }
-  if (before.bytes_in_use && after.bytes_in_use && *after.bytes_in_use > *before.bytes_in_use) {
-    check.Warn(
-        fmt::format("the allocator's bytes_in_use grew from {} to {} {} although every "
-                    "object was destroyed: device memory is left behind each time",
-                    *before.bytes_in_use, *after.bytes_in_use, over));
-  }
+                     {"warm_up_cycles", kWarmUpCycles},
+                     {"timers", ProvidesTimers(check.platform())}};
+  JudgeFootprintPerObject(check);
   // One small object per cycle is far below the slack above: measured on
   // the heap, object by object. An allocator other than glibc's (a
   // sanitizer's, or one the plugin brings) shows nothing to mallinfo2: say

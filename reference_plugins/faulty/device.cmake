@@ -10,6 +10,10 @@ sectl_add_faulty_plugin(DEVICE_TABLE_EXHAUSTED device_faults.c)
 sectl_add_faulty_plugin(LEAKS_STREAM_THREADS device_faults.c)
 sectl_add_faulty_plugin(LEAKS_MEMORY_PER_STREAM device_faults.c)
 sectl_add_faulty_plugin(LEAKS_DEVICE_MEMORY_PER_EVENT device_faults.c)
+# destroy_device that never releases what create_device took: 1 MiB of
+# resident memory, or a thread, per device.
+sectl_add_faulty_plugin(DEVICE_DESTROY_LEAKS_MEMORY device_faults.c)
+sectl_add_faulty_plugin(DEVICE_DESTROY_LEAKS_THREAD device_faults.c)
 # A C++ create_device that throws for an ordinal beyond the count instead of
 # setting an error status: an exception across the C API, not a refusal.
 sectl_add_faulty_plugin(THROWS_FROM_CREATE_DEVICE device_exception_faults.cc)

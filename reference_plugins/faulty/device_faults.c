@@ -146,6 +146,43 @@ static void CreateEventWithDeviceMemory(const SP_Device* device, SP_Event* event
 }
 #endif
 
+#if defined(FAULT_DEVICE_DESTROY_LEAKS_MEMORY)
+/* Every device gets a 1 MiB logical-device context (a command buffer pool,
+ * say) that destroy_device never releases. */
+enum { kDeviceContextBytes = 1 << 20 };
+
+/* Where the newest context's address escapes to, so that the compiler keeps
+ * the allocation; the older ones are lost, as in the real bug. */
+static void* volatile newest_device_context;
+
+static void CreateDeviceWithContext(const SP_Platform* platform, SE_CreateDeviceParams* params,
+                                    TF_Status* status) {
+  base_create_device(platform, params, status);
+  if (TF_GetCode(status) != TF_OK) return;
+  void* context = malloc(kDeviceContextBytes);
+  if (context != NULL) memset(context, 0x5D, kDeviceContextBytes); /* resident, and leaked */
+  newest_device_context = context;
+}
+#endif
+
+#if defined(FAULT_DEVICE_DESTROY_LEAKS_THREAD)
+/* Every device starts a service thread (an interrupt or completion poller)
+ * that destroy_device never stops. */
+static void* DeviceServiceThread(void* argument) {
+  (void)argument;
+  for (;;) sleep(3600);
+  return NULL;
+}
+
+static void CreateDeviceWithServiceThread(const SP_Platform* platform,
+                                          SE_CreateDeviceParams* params, TF_Status* status) {
+  base_create_device(platform, params, status);
+  if (TF_GetCode(status) != TF_OK) return;
+  pthread_t service;
+  if (pthread_create(&service, NULL, DeviceServiceThread, NULL) == 0) pthread_detach(service);
+}
+#endif
+
 void PlantRegistrationFault(SE_PlatformRegistrationParams* params, TF_Status* status) {
   (void)status;
   SP_PlatformFns* fns = params->platform_fns;
@@ -163,6 +200,10 @@ void PlantRegistrationFault(SE_PlatformRegistrationParams* params, TF_Status* st
   fns->destroy_device = DestroyDeviceAndSharedContext;
 #elif defined(FAULT_DEVICE_TABLE_EXHAUSTED)
   fns->create_device = CreateDeviceInTable;
+#elif defined(FAULT_DEVICE_DESTROY_LEAKS_MEMORY)
+  fns->create_device = CreateDeviceWithContext;
+#elif defined(FAULT_DEVICE_DESTROY_LEAKS_THREAD)
+  fns->create_device = CreateDeviceWithServiceThread;
 #endif
 }
 

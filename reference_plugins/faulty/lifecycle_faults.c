@@ -12,7 +12,7 @@ void PlantRegistrationFault(SE_PlatformRegistrationParams* params, TF_Status* st
   (void)status;
 }
 
-#if defined(FAULT_STREAM_DESTROY_LEAKS)
+#if defined(FAULT_STREAM_DESTROY_LEAKS) || defined(FAULT_STREAM_AND_EVENT_DESTROY_LEAK)
 /* Forgets the stream: its struct stays allocated. */
 static void DestroyStreamWithoutFreeing(const SP_Device* device, SP_Stream stream) {
   (void)device;
@@ -20,7 +20,7 @@ static void DestroyStreamWithoutFreeing(const SP_Device* device, SP_Stream strea
 }
 #endif
 
-#if defined(FAULT_EVENT_DESTROY_LEAKS)
+#if defined(FAULT_EVENT_DESTROY_LEAKS) || defined(FAULT_STREAM_AND_EVENT_DESTROY_LEAK)
 /* Forgets the event: its struct stays allocated. */
 static void DestroyEventWithoutFreeing(const SP_Device* device, SP_Event event) {
   (void)device;
@@ -32,6 +32,11 @@ void PlantStreamExecutorFault(SP_StreamExecutor* se) {
 #if defined(FAULT_STREAM_DESTROY_LEAKS)
   se->destroy_stream = DestroyStreamWithoutFreeing;
 #elif defined(FAULT_EVENT_DESTROY_LEAKS)
+  se->destroy_event = DestroyEventWithoutFreeing;
+#elif defined(FAULT_STREAM_AND_EVENT_DESTROY_LEAK)
+  /* Both at once, as the field corpus's LEAKING_DESTROYS: each leak must
+   * still be judged, and blamed, on its own. */
+  se->destroy_stream = DestroyStreamWithoutFreeing;
   se->destroy_event = DestroyEventWithoutFreeing;
 #else
   (void)se;
