@@ -206,9 +206,10 @@ SECTL_CHECK("memcpy.htod", kRequired,
             "else",
             .tests = {kMemcpyHtoD},
             .severity_reason =
-                "TensorFlow 2.5 and later copy every tensor that goes to the device "
-                "with memcpy_htod, into BFC regions at interior offsets: wrong "
-                "bytes corrupt the model's inputs or their neighbours",
+                "TensorFlow 2.5 and later copy every non-empty tensor that goes to the device, "
+                "constants included, with memcpy_htod (CopyCPUTensorToPluggableDevice in "
+                "pluggable_device_util.cc), into BFC regions at interior offsets: wrong bytes "
+                "corrupt the model's inputs or their neighbours",
             .establishes =
                 "`memcpy_htod` of 1, 13, 8193 and 2 MiB+5 bytes, from a host buffer that ends at "
                 "an inaccessible page into byte 256 of a larger allocation: the allocation reads "
@@ -234,8 +235,9 @@ SECTL_CHECK("memcpy.dtoh", kRequired,
             "time, and nothing else",
             .tests = {kMemcpyDtoH},
             .severity_reason =
-                "TensorFlow 2.5 and later read every tensor back to the host "
-                "(results, CPU kernels' inputs) with memcpy_dtoh: wrong or stale "
+                "TensorFlow 2.5 and later read every non-empty tensor back to the host "
+                "(results, CPU kernels' inputs) with memcpy_dtoh "
+                "(CopyPluggableDeviceTensorToCPU in pluggable_device_util.cc): wrong or stale "
                 "bytes are wrong results",
             .establishes =
                 "`memcpy_dtoh` of 1, 13, 8193 and 2 MiB+5 bytes from byte 256 of a larger "
@@ -258,10 +260,12 @@ SECTL_CHECK("memcpy.dtod", kRequired,
             "everything else as it was",
             .tests = {kMemcpyDtoD},
             .severity_reason =
-                "TensorFlow 2.5 and later copy tensors within the device with "
-                "memcpy_dtod where the plugin provides it (it is skipped where it "
-                "does not): wrong bytes corrupt the copied tensor or its "
-                "neighbours",
+                "TensorFlow 2.5 and later copy every non-empty tensor within a device and "
+                "between the plugin's devices with memcpy_dtod "
+                "(CopyPluggableDeviceTensorToSameDevice and DeviceToDeviceCopy in "
+                "pluggable_device_util.cc), without checking that the plugin set it: wrong "
+                "bytes corrupt the copied tensor or its neighbours. This check skips a plugin "
+                "without it",
             .establishes =
                 "`memcpy_dtod` of 1, 13, 8193 and 2 MiB+5 bytes from byte 512 of one allocation "
                 "to byte 256 of another: the destination changes in exactly that range and the "
@@ -282,9 +286,10 @@ SECTL_CHECK("memcpy.sync_htod", kRequired,
             "nothing else",
             .tests = {kSyncMemcpyHtoD},
             .severity_reason =
-                "TensorFlow 2.5 and later validate sync_memcpy_htod and use it for "
-                "synchronous copies to the device (SynchronousMemcpy, e.g. "
-                "constants): wrong bytes corrupt those tensors",
+                "TensorFlow 2.5 and later refuse a plugin without sync_memcpy_htod and call it "
+                "for every synchronous copy to the device (CStreamExecutor::SynchronousMemcpy "
+                "in stream_executor.cc): wrong bytes corrupt what is copied. TensorFlow's own "
+                "tensor copies, constants included, go through memcpy_htod instead",
             .establishes =
                 "`sync_memcpy_htod` of 1, 13, 8193 and 2 MiB+5 bytes into byte 256 of a larger "
                 "allocation: exactly that range is replaced, and the sentinels on both sides are "
@@ -306,9 +311,10 @@ SECTL_CHECK("memcpy.sync_dtoh", kRequired,
             "each time, and nothing else",
             .tests = {kSyncMemcpyDtoH},
             .severity_reason =
-                "TensorFlow 2.5 and later validate sync_memcpy_dtoh and use it for "
-                "synchronous reads of device tensors (SynchronousMemcpy): wrong "
-                "or stale bytes are wrong values",
+                "TensorFlow 2.5 and later refuse a plugin without sync_memcpy_dtoh and call it "
+                "for every synchronous copy from the device (CStreamExecutor::SynchronousMemcpy "
+                "in stream_executor.cc): wrong or stale bytes are wrong values. TensorFlow's own "
+                "tensor copies go through memcpy_dtoh instead",
             .establishes =
                 "`sync_memcpy_dtoh` of 1, 13, 8193 and 2 MiB+5 bytes from byte 256 of a larger "
                 "allocation, twice, with the range's contents changed in between: the host "
@@ -329,9 +335,15 @@ SECTL_CHECK("memcpy.sync_dtod", kRequired,
             "interior ranges, and leaves everything else as it was",
             .tests = {kSyncMemcpyDtoD},
             .severity_reason =
-                "TensorFlow 2.5 and later use sync_memcpy_dtod for synchronous "
-                "device-to-device copies where the plugin provides it (skipped "
-                "where it does not): wrong bytes corrupt tensors",
+                "TensorFlow 2.5 to 2.15 copy synchronously within the device with "
+                "`stream_executor_->sync_memcpy_dtod(&device_, &device_mem_dst, "
+                "&device_mem_src, size, c_status.get())` in "
+                "CStreamExecutor::SynchronousMemcpyDeviceToDevice (stream_executor.cc), "
+                "without a null check: wrong bytes corrupt tensors. The newest "
+                "stream_executor.cc has no such method and never calls sync_memcpy_dtod, so "
+                "under newer generations the check is recommended "
+                "(docs/tensorflow-source-notes.md)",
+            .required_through = "2.10",
             .establishes =
                 "where provided, `sync_memcpy_dtod` of 1, 13, 8193 and 2 MiB+5 bytes from byte "
                 "512 of one allocation to byte 256 of another: the destination changes in "
@@ -348,13 +360,17 @@ SECTL_CHECK("memcpy.sync_dtod", kRequired,
   CheckCopyWithinDevice(check, CopyForm::kSyncDtoD);
 }
 
-SECTL_CHECK("memcpy.zero_size", kRequired,
+SECTL_CHECK("memcpy.zero_size", kRecommended,
             "A copy of 0 bytes succeeds and touches nothing, in every form the plugin provides",
             .tests = {kMemcpyHtoD, kMemcpyDtoH, kMemcpyDtoD, kSyncMemcpyHtoD, kSyncMemcpyDtoH,
                       kSyncMemcpyDtoD},
             .severity_reason =
-                "TensorFlow 2.5 and later copy empty tensors like any other: an "
-                "error fails the operation, a crash ends the process",
+                "No released TensorFlow copies 0 bytes through the plugin: every tensor copy in "
+                "pluggable_device_util.cc (to and from the host, within a device and between "
+                "devices, TensorFlow 2.5 to the newest) runs only `if (total_bytes > 0)`, since "
+                "\"0-size tensors have no backing buffer\". Other hosts and direct users of the "
+                "C API may copy nothing, where an error fails the operation and a crash ends "
+                "the process (docs/tensorflow-source-notes.md)",
             .establishes =
                 "every copy form the plugin provides (`memcpy_htod`, `memcpy_dtoh`, "
                 "`memcpy_dtod` and their `sync_` forms) succeeds on 0 bytes, with a host pointer "

@@ -55,6 +55,65 @@ INSTANTIATE_TEST_SUITE_P(
                       FaultCase{"memset32_element_count", "fill.memset32", "fail"}),
     [](const auto& info) { return info.param.fault; });
 
+// ---- Severities grounded in TensorFlow's sources (docs/tensorflow-source-notes.md)
+
+// The one result of `sectl conform --filter CHECK` on faulty_<fault>.so under
+// --tf-version `generation`, with the run's exit status.
+struct FilteredRun {
+  nlohmann::json result;
+  int exit_code = -1;
+};
+
+FilteredRun RunOneCheck(const std::string& fault, const std::string& check,
+                        const std::string& generation) {
+  const CommandResult run =
+      RunSectl({"conform", FaultyPlugin(fault), "--filter", check, "--tf-version", generation,
+                "--report", "json", "--no-throughput"});
+  const auto report = nlohmann::json::parse(run.out, nullptr, false);
+  for (const auto& result : report.value("results", nlohmann::json::array())) {
+    if (result.value("id", "") == check) return {result, run.exit_code};
+  }
+  ADD_FAILURE() << "no result for " << check << ": " << run.out << run.err;
+  return {};
+}
+
+// TensorFlow 2.5 to 2.15 call sync_memcpy_dtod without a null check; the
+// newest stream_executor.cc never calls it.
+TEST(CopySeverities, SyncDtodIsRequiredOnlyWhereTensorFlowCallsIt) {
+  for (const char* generation : {"2.5", "2.7", "2.10"}) {
+    const FilteredRun run = RunOneCheck("sync_dtod_wrong", "memcpy.sync_dtod", generation);
+    EXPECT_EQ(run.result.value("status", ""), "fail") << generation << run.result.dump(2);
+    EXPECT_EQ(run.result.value("severity", ""), "required") << generation << run.result.dump(2);
+    EXPECT_EQ(run.exit_code, 1) << generation;
+  }
+  const FilteredRun latest = RunOneCheck("sync_dtod_wrong", "memcpy.sync_dtod", "latest");
+  EXPECT_EQ(latest.result.value("severity", ""), "recommended") << latest.result.dump(2);
+  EXPECT_EQ(latest.exit_code, 0) << latest.result.dump(2);
+  EXPECT_NE(latest.result.value("severity_reason", "").find("sync_memcpy_dtod(&device_"),
+            std::string::npos)
+      << "the reason quotes TensorFlow's call: " << latest.result.dump(2);
+}
+
+// pluggable_device_util.cc copies a tensor only `if (total_bytes > 0)`.
+TEST(CopySeverities, ZeroSizeCopiesAreRecommendedUnderEveryGeneration) {
+  const CommandResult explained = RunSectl({"explain", "memcpy.zero_size", "--format", "json"});
+  const auto check = nlohmann::json::parse(explained.out, nullptr, false);
+  ASSERT_TRUE(check.is_array() && check.size() == 1U) << explained.out << explained.err;
+  EXPECT_EQ(check[0]["severity"], "recommended") << check.dump(2);
+  EXPECT_NE(check[0]["severity_reason"].get<std::string>().find("total_bytes > 0"),
+            std::string::npos)
+      << check.dump(2);
+  EXPECT_EQ(check[0]["severity_reason"].get<std::string>().find("like any other"),
+            std::string::npos)
+      << check.dump(2);
+  // (The minimal plugin under it needs TensorFlow 2.7's SP_StreamExecutor.)
+  for (const char* generation : {"2.7", "latest"}) {
+    const FilteredRun run = RunOneCheck("zero_size_crash", "memcpy.zero_size", generation);
+    EXPECT_EQ(run.result.value("status", ""), "crash") << generation << run.result.dump(2);
+    EXPECT_EQ(run.result.value("severity", ""), "recommended") << generation << run.result.dump(2);
+  }
+}
+
 class FieldCopyFaults : public ::testing::TestWithParam<FieldCase> {};
 
 TEST_P(FieldCopyFaults, AreCaughtBehindOtherBrokenFunctions) { ExpectFieldVerdicts(GetParam()); }
