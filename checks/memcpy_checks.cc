@@ -383,7 +383,10 @@ SECTL_CHECK("memcpy.zero_size", kRecommended,
             .how_to_fix =
                 "Return OK at once when `size` is 0, before touching any pointer, in every copy "
                 "function.",
-            .proven_by = "`ZERO_SIZE_CRASH` (crash)") {
+            .proven_by = "`ZERO_SIZE_CRASH` (crash)",
+            .unusual_use =
+                "TensorFlow never copies an empty tensor: pluggable_device_util.cc guards every "
+                "copy with total_bytes > 0") {
   copies::SkipUnlessProvided(check, abi::PluginFunction::kAllocate);
   // Seeded through the stream copies first: the synchronous ones are those
   // seen crashing on real copies in the field, which memcpy.sync_* report;

@@ -47,8 +47,11 @@ INSTANTIATE_TEST_SUITE_P(
                       FaultCase{"dtod_ignores_offset", "memcpy.dtod", "fail"},
                       FaultCase{"sync_htod_truncates", "memcpy.sync_htod", "fail"},
                       FaultCase{"sync_dtoh_stale", "memcpy.sync_dtoh", "fail"},
-                      FaultCase{"sync_dtod_wrong", "memcpy.sync_dtod", "fail"},
-                      FaultCase{"zero_size_crash", "memcpy.zero_size", "crash"},
+                      // Required only where TensorFlow calls sync_memcpy_dtod (up to 2.15).
+                      FaultCase{
+                          "sync_dtod_wrong", "memcpy.sync_dtod", "fail", {"--tf-version", "2.10"}},
+                      // TensorFlow never copies 0 bytes: a crash there is a warning.
+                      FaultCase{"zero_size_crash", "memcpy.zero_size", "warn"},
                       FaultCase{"mem_zero_partial", "fill.mem_zero", "fail"},
                       // TensorFlow never calls memset itself: a recommendation.
                       FaultCase{"memset_wrong_pattern", "fill.memset", "warn"},
@@ -109,8 +112,11 @@ TEST(CopySeverities, ZeroSizeCopiesAreRecommendedUnderEveryGeneration) {
   // (The minimal plugin under it needs TensorFlow 2.7's SP_StreamExecutor.)
   for (const char* generation : {"2.7", "latest"}) {
     const FilteredRun run = RunOneCheck("zero_size_crash", "memcpy.zero_size", generation);
-    EXPECT_EQ(run.result.value("status", ""), "crash") << generation << run.result.dump(2);
+    // It crashed, in calls TensorFlow never makes: a warning that says so.
+    EXPECT_EQ(run.result.value("status", ""), "warn") << generation << run.result.dump(2);
+    EXPECT_EQ(run.result.value("observed_status", ""), "crash") << run.result.dump(2);
     EXPECT_EQ(run.result.value("severity", ""), "recommended") << generation << run.result.dump(2);
+    EXPECT_EQ(run.exit_code, 0) << generation;
   }
 }
 

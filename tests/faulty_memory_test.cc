@@ -94,7 +94,9 @@ nlohmann::json AllocateZeroResult(const std::string& fault, const std::vector<st
 TEST(GuardMalloc, NamesAWriteIntoAZeroByteBlock) {
   if (!kGuardPagesInUse) GTEST_SKIP() << "a sanitizer's allocator replaces the guard pages";
   const auto result = AllocateZeroResult("allocate_zero_overruns_shadow", {});
-  EXPECT_EQ(result.value("status", ""), "crash") << result.dump(2);
+  // A crash, in calls TensorFlow never makes (0-byte allocations): a warning.
+  EXPECT_EQ(result.value("status", ""), "warn") << result.dump(2);
+  EXPECT_EQ(result.value("observed_status", ""), "crash") << result.dump(2);
   EXPECT_NE(result.value("message", "")
                 .find("the plugin wrote 4 bytes past the end of a 0-byte block it allocated"),
             std::string::npos)
