@@ -6,6 +6,9 @@
 // clean line with exit status 1, never a crash. Those that need a GPU run
 // `sectl conform`, `sectl bench memcpy` and the baseline on it, and skip,
 // naming the reason, where cudaGetDeviceCount finds no device.
+//
+// The programs are found from this test's own path (<build>/tests/), so a
+// copy of the build tree moved to a GPU machine runs them as it does here.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -20,6 +23,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "sectl_process.h"
 
@@ -28,11 +32,30 @@ namespace {
 
 using nlohmann::json;
 using testing::CommandResult;
-using testing::ReferencePlugin;
 using testing::RunCommand;
-using testing::RunSectl;
 
-std::string CudaPlugin() { return ReferencePlugin("sectl_cuda"); }
+// `relative` to the directory this test is in.
+std::string BesideThisTest(const std::string& relative) {
+  std::error_code error;
+  const auto test = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return relative;
+  return (test.parent_path() / relative).lexically_normal().string();
+}
+
+std::string CudaPlugin() { return BesideThisTest(SECTL_PLUGINS_FROM_TEST "/sectl_cuda.so"); }
+std::string Baseline() { return BesideThisTest(SECTL_BIN_FROM_TEST "/sectl-cuda-baseline"); }
+
+CommandResult RunSectl(const std::vector<std::string>& arguments) {
+  std::vector<std::string> command = {BesideThisTest(SECTL_BIN_FROM_TEST "/sectl")};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  return RunCommand(command);
+}
+
+CommandResult RunBaseline(const std::vector<std::string>& arguments) {
+  std::vector<std::string> command = {Baseline()};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  return RunCommand(command);
+}
 
 // Why this machine cannot run the GPU tests, or nullopt when it can.
 std::optional<std::string> WhyNoCudaDevice() {
@@ -149,7 +172,7 @@ TEST(CudaPlugin, ConformWithoutDeviceReportsTheLoadError) {
 
 TEST(CudaBaseline, WithoutDeviceIsOneCleanLine) {
   SKIP_WITH_CUDA_DEVICE();
-  const CommandResult result = RunCommand({SECTL_CUDA_BASELINE, "--sizes", "4KiB"});
+  const CommandResult result = RunBaseline({"--sizes", "4KiB"});
   EXPECT_EQ(result.exit_code, 1) << result.err;
   EXPECT_TRUE(result.out.empty()) << result.out;
   EXPECT_EQ(Lines(result.err), "1") << result.err;
@@ -161,9 +184,7 @@ TEST(CudaBaseline, UsageErrorsExitTwo) {
                                                     {"--direction", "sideways"},
                                                     {"--budget", "0"},
                                                     {"--no-such-flag"}}) {
-    std::vector<std::string> command = {SECTL_CUDA_BASELINE};
-    command.insert(command.end(), arguments.begin(), arguments.end());
-    const CommandResult result = RunCommand(command);
+    const CommandResult result = RunBaseline(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments[0] << ": " << result.err;
     EXPECT_EQ(Lines(result.err), "1") << result.err;
     EXPECT_NE(result.err.find(arguments[0]), std::string::npos) << result.err;
@@ -208,8 +229,8 @@ TEST(CudaPluginOnGpu, ConformPassesEveryRequiredCheck) {
 TEST(CudaPluginOnGpu, BenchCopiesAreVerifiedAndComparableWithTheBaseline) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const TemporaryPath baseline("sectl_cuda_baseline");
-  const CommandResult raw = RunCommand(
-      {SECTL_CUDA_BASELINE, "--sizes", "64KiB,16MiB", "--budget", "0.1", "-o", baseline.string()});
+  const CommandResult raw =
+      RunBaseline({"--sizes", "64KiB,16MiB", "--budget", "0.1", "-o", baseline.string()});
   ASSERT_EQ(raw.exit_code, 0) << raw.err;
 
   // The plugin path against the raw one. Speed is not asserted (that is the
