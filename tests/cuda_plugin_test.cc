@@ -8,7 +8,8 @@
 // naming the reason, where cudaGetDeviceCount finds no device.
 //
 // The programs are found from this test's own path (<build>/tests/), so a
-// copy of the build tree moved to a GPU machine runs them as it does here.
+// copy of the build tree moved to a GPU machine
+// (bench/cuda_baseline/make_gpu_bundle.sh) runs them as it does here.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -23,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sectl_process.h"
@@ -172,22 +174,32 @@ TEST(CudaPlugin, ConformWithoutDeviceReportsTheLoadError) {
 
 TEST(CudaBaseline, WithoutDeviceIsOneCleanLine) {
   SKIP_WITH_CUDA_DEVICE();
-  const CommandResult result = RunBaseline({"--sizes", "4KiB"});
-  EXPECT_EQ(result.exit_code, 1) << result.err;
-  EXPECT_TRUE(result.out.empty()) << result.out;
-  EXPECT_EQ(Lines(result.err), "1") << result.err;
-  EXPECT_EQ(result.err.rfind("sectl-cuda-baseline: error: no CUDA device: ", 0), 0u) << result.err;
+  for (const std::vector<std::string>& arguments :
+       {std::vector<std::string>{"--sizes", "4KiB"},
+        {"--sizes", "4KiB", "--host-memory", "pageable"}}) {
+    const CommandResult result = RunBaseline(arguments);
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+    EXPECT_EQ(Lines(result.err), "1") << result.err;
+    EXPECT_EQ(result.err.rfind("sectl-cuda-baseline: error: no CUDA device: ", 0), 0u)
+        << result.err;
+  }
 }
 
 TEST(CudaBaseline, UsageErrorsExitTwo) {
-  for (const std::vector<std::string>& arguments : {std::vector<std::string>{"--sizes", "lots"},
-                                                    {"--direction", "sideways"},
-                                                    {"--budget", "0"},
-                                                    {"--no-such-flag"}}) {
+  // The arguments, and what the one line of error must name.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--sizes", "lots"}, "--sizes"},
+      {{"--direction", "sideways"}, "--direction"},
+      {{"--host-memory", "sideways"}, "--host-memory"},
+      {{"--host-memory", "none"}, "--host-memory"},
+      {{"--budget", "0"}, "--budget"},
+      {{"--no-such-flag"}, "--no-such-flag"}};
+  for (const auto& [arguments, named] : cases) {
     const CommandResult result = RunBaseline(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments[0] << ": " << result.err;
     EXPECT_EQ(Lines(result.err), "1") << result.err;
-    EXPECT_NE(result.err.find(arguments[0]), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(named), std::string::npos) << result.err;
   }
 }
 
@@ -226,6 +238,29 @@ TEST(CudaPluginOnGpu, ConformPassesEveryRequiredCheck) {
   }
 }
 
+// The copy paths a memcpy report measured ("h2d pageable async 65536"),
+// each of which must have been measured and verified.
+std::set<std::string> MeasuredPaths(const json& report) {
+  std::set<std::string> keys;
+  for (const json& result : report["results"]) {
+    EXPECT_TRUE(result["error"].is_null()) << result;
+    EXPECT_EQ(result["verification"], "passed") << result;
+    EXPECT_GT(result["median_gbps"].get<double>(), 0) << result;
+    EXPECT_FALSE(result["plugin_timer"].is_null()) << "the timer column is filled: " << result;
+    keys.insert(result["direction"].get<std::string>() + " " +
+                result["host_memory"].get<std::string>() + " " + result["mode"].get<std::string>() +
+                " " + result["bytes"].dump());
+  }
+  return keys;
+}
+
+json ReadJsonFile(const std::string& path) {
+  std::ifstream file(path);
+  json document = json::parse(file, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(document.is_discarded()) << path << " holds no JSON";
+  return document;
+}
+
 TEST(CudaPluginOnGpu, BenchCopiesAreVerifiedAndComparableWithTheBaseline) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const TemporaryPath baseline("sectl_cuda_baseline");
@@ -240,28 +275,42 @@ TEST(CudaPluginOnGpu, BenchCopiesAreVerifiedAndComparableWithTheBaseline) {
                 "--report", "json", "--compare", baseline.string(), "--tolerance", "99%"});
   ASSERT_NE(bench.exit_code, 2) << bench.err;
   const json report = ParseJson(bench);
-  std::ifstream baseline_file(baseline.string());
-  const json raw_report = json::parse(baseline_file, nullptr, /*allow_exceptions=*/false);
-  ASSERT_FALSE(raw_report.is_discarded()) << "the baseline wrote no JSON";
+  const json raw_report = ReadJsonFile(baseline.string());
 
   // Each report measured the same six paths (three directions, two sizes),
   // each verified, so --compare pairs every result with its raw twin.
-  const auto paths = [](const json& measured) {
-    std::set<std::string> keys;
-    for (const json& result : measured["results"]) {
-      EXPECT_TRUE(result["error"].is_null()) << result;
-      EXPECT_EQ(result["verification"], "passed") << result;
-      EXPECT_GT(result["median_gbps"].get<double>(), 0) << result;
-      EXPECT_FALSE(result["plugin_timer"].is_null()) << "the timer column is filled: " << result;
-      keys.insert(result["direction"].get<std::string>() + " " +
-                  result["host_memory"].get<std::string>() + " " +
-                  result["mode"].get<std::string>() + " " + result["bytes"].dump());
-    }
-    return keys;
-  };
-  const std::set<std::string> plugin_paths = paths(report);
+  const std::set<std::string> plugin_paths = MeasuredPaths(report);
   EXPECT_EQ(plugin_paths.size(), 6u) << report.dump(2);
-  EXPECT_EQ(plugin_paths, paths(raw_report));
+  EXPECT_EQ(plugin_paths, MeasuredPaths(raw_report));
+}
+
+// CUDA makes a copy between the device and pageable memory wait for the
+// work queued before it (bench/cuda_baseline/raw_copy.h). The baseline
+// times such copies without a gate; sectl bench must measure them too,
+// rather than stall behind a gate that only its own blocked copy could open.
+TEST(CudaPluginOnGpu, PageableCopiesAreMeasuredAndComparableWithTheBaseline) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const TemporaryPath baseline("sectl_cuda_baseline_pageable");
+  const CommandResult raw = RunBaseline({"--host-memory", "pageable", "--sizes", "64KiB,4MiB",
+                                         "--budget", "0.1", "-o", baseline.string()});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  const json raw_report = ReadJsonFile(baseline.string());
+  for (const json& result : raw_report["results"]) {
+    // Ungated where pageable, gated (d2d) otherwise.
+    EXPECT_EQ(result["enqueue_excluded"], result["host_memory"] != "pageable") << result;
+  }
+
+  // A stalled copy is killed after 20 s without progress, not waited out.
+  const CommandResult bench =
+      RunSectl({"bench", "memcpy", CudaPlugin(), "--host-memory", "pageable", "--sizes",
+                "64KiB,4MiB", "--budget", "0.1", "--timeout", "20", "--report", "json", "--compare",
+                baseline.string(), "--tolerance", "99%"});
+  ASSERT_NE(bench.exit_code, 2) << bench.err;
+  const json report = ParseJson(bench);
+  const std::set<std::string> plugin_paths = MeasuredPaths(report);
+  EXPECT_EQ(plugin_paths.size(), 6u) << report.dump(2);
+  EXPECT_EQ(plugin_paths, MeasuredPaths(raw_report));
+  EXPECT_EQ(plugin_paths.count("h2d pageable async 65536"), 1u) << report.dump(2);
 }
 
 }  // namespace
