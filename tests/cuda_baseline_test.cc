@@ -1,9 +1,10 @@
 // sectl-cuda-baseline's command line and reports, on any machine: the flags
-// read into what to measure, and reports that pair up with `sectl bench
-// memcpy`'s result by result (the whole point of the baseline), checked
-// against real `sectl bench` reports of the bundled cpu plugin. Without a GPU every raw
+// read into what to measure, and reports that pair up with `sectl bench`'s
+// result by result (the whole point of the baseline), checked against real
+// `sectl bench` reports of the bundled cpu plugin. Without a GPU every raw
 // measurement is a result with its error, which is still a result to pair;
 // with one, the same tests measure for real.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
@@ -14,7 +15,9 @@
 #include "baseline_run.h"
 #include "bench/bench_compare.h"
 #include "bench/bench_json.h"
+#include "bench/latency_bench.h"
 #include "raw_copy.h"
+#include "raw_latency.h"
 #include "sectl_process.h"
 
 namespace sectl::cuda_baseline {
@@ -37,12 +40,13 @@ Expected<BaselineRequest> Parse(std::vector<std::string> arguments) {
   } catch (const CLI::ParseError& error) {
     return Fail(ErrorCode::kInvalidArgument, error.what());
   }
-  return ToRequest(line);
+  return ToRequest(line, app);
 }
 
 TEST(CudaBaselineCommandLine, DefaultsAreSectlBenchMemcpys) {
   const auto request = Parse({});
   ASSERT_TRUE(request) << request.error().message();
+  EXPECT_EQ(request->kind, BaselineKind::kMemcpy);
   EXPECT_EQ(request->memcpy.host_memories, std::vector<HostMemory>{HostMemory::kPinned});
   EXPECT_EQ(request->memcpy.directions.size(), 3u);
   // 4 KiB to 256 MiB, doubling.
@@ -73,11 +77,45 @@ TEST(CudaBaselineCommandLine, HostMemoryChoosesPinnedPageableOrBoth) {
   }
 }
 
+TEST(CudaBaselineCommandLine, LatencyTakesDeviceBudgetAndOutput) {
+  const auto request = Parse({"latency", "--budget", "0.5", "--device", "1", "-o", "raw.json"});
+  ASSERT_TRUE(request) << request.error().message();
+  EXPECT_EQ(request->kind, BaselineKind::kLatency);
+  EXPECT_DOUBLE_EQ(request->latency.plan.budget.count(), 0.5);
+  EXPECT_EQ(request->latency.device, 1);
+  EXPECT_EQ(request->output, "raw.json");
+
+  // Before the subcommand's name, too.
+  const auto before = Parse({"-o", "raw.json", "latency"});
+  ASSERT_TRUE(before) << before.error().message();
+  EXPECT_EQ(before->kind, BaselineKind::kLatency);
+  EXPECT_EQ(before->output, "raw.json");
+}
+
+TEST(CudaBaselineCommandLine, MemcpyFlagsAreRefusedForLatency) {
+  for (const std::vector<std::string>& arguments :
+       {std::vector<std::string>{"--sizes", "4KiB", "latency"},
+        {"--host-memory", "pageable", "latency"},
+        {"--no-verify", "latency"},
+        {"latency", "--direction", "h2d"}}) {
+    const auto request = Parse(arguments);
+    ASSERT_FALSE(request) << arguments[0];
+    EXPECT_NE(
+        request.error().message().find(arguments[0] == "latency" ? arguments[1] : arguments[0]),
+        std::string::npos)
+        << request.error().message();
+  }
+}
+
 TEST(CudaBaselineCommandLine, BudgetMustBePositive) {
   for (const std::string budget : {"0", "-1"}) {
-    const auto request = Parse({"--budget", budget});
-    ASSERT_FALSE(request) << budget;
-    EXPECT_NE(request.error().message().find("--budget"), std::string::npos);
+    for (const bool latency : {false, true}) {
+      std::vector<std::string> arguments = {"--budget", budget};
+      if (latency) arguments.insert(arguments.begin(), "latency");
+      const auto request = Parse(arguments);
+      ASSERT_FALSE(request) << budget;
+      EXPECT_NE(request.error().message().find("--budget"), std::string::npos);
+    }
   }
 }
 
@@ -166,6 +204,29 @@ TEST(CudaBaselineReport, MemcpyResultsPairWithSectlBenchByHostMemory) {
     EXPECT_EQ(raw.results.size(), 2 * per_size) << memory;
     ExpectEveryResultPaired(raw, sectl, 2 * per_size);
   }
+}
+
+TEST(CudaBaselineReport, LatencyOperationsAreSectlBenchLatencys) {
+  const std::vector<std::string_view> sectl = bench::LatencyOperationNames();
+  EXPECT_EQ(RawLatencyOperationNames(), sectl);
+}
+
+TEST(CudaBaselineReport, LatencyResultsPairWithSectlBenchLatency) {
+  bench::BenchReport raw;
+  raw.kind = "latency";
+  bench::SamplingPlan plan;
+  plan.budget = std::chrono::duration<double>(0.01);
+  MeasureRawLatencies(plan, /*progress=*/false, raw);
+  ASSERT_EQ(raw.latency.size(), bench::LatencyOperationNames().size());
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    // Without a device, each says why it was not measured.
+    for (const bench::LatencyResult& result : raw.latency) {
+      ASSERT_TRUE(result.error) << result.operation;
+      EXPECT_NE(result.error->find("setting up: "), std::string::npos) << *result.error;
+    }
+  }
+  ExpectEveryResultPaired(raw, SectlBenchReport({"latency"}), raw.latency.size());
 }
 
 }  // namespace

@@ -176,7 +176,8 @@ TEST(CudaBaseline, WithoutDeviceIsOneCleanLine) {
   SKIP_WITH_CUDA_DEVICE();
   for (const std::vector<std::string>& arguments :
        {std::vector<std::string>{"--sizes", "4KiB"},
-        {"--sizes", "4KiB", "--host-memory", "pageable"}}) {
+        {"--sizes", "4KiB", "--host-memory", "pageable"},
+        {"latency"}}) {
     const CommandResult result = RunBaseline(arguments);
     EXPECT_EQ(result.exit_code, 1) << result.err;
     EXPECT_TRUE(result.out.empty()) << result.out;
@@ -194,7 +195,10 @@ TEST(CudaBaseline, UsageErrorsExitTwo) {
       {{"--host-memory", "sideways"}, "--host-memory"},
       {{"--host-memory", "none"}, "--host-memory"},
       {{"--budget", "0"}, "--budget"},
-      {{"--no-such-flag"}, "--no-such-flag"}};
+      {{"--no-such-flag"}, "--no-such-flag"},
+      {{"--sizes", "4KiB", "latency"}, "--sizes"},
+      {{"latency", "--host-memory", "pageable"}, "--host-memory"},
+      {{"latency", "--budget", "0"}, "--budget"}};
   for (const auto& [arguments, named] : cases) {
     const CommandResult result = RunBaseline(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments[0] << ": " << result.err;
@@ -311,6 +315,31 @@ TEST(CudaPluginOnGpu, PageableCopiesAreMeasuredAndComparableWithTheBaseline) {
   EXPECT_EQ(plugin_paths.size(), 6u) << report.dump(2);
   EXPECT_EQ(plugin_paths, MeasuredPaths(raw_report));
   EXPECT_EQ(plugin_paths.count("h2d pageable async 65536"), 1u) << report.dump(2);
+}
+
+TEST(CudaPluginOnGpu, LatencyIsComparableWithTheRawCalls) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const TemporaryPath baseline("sectl_cuda_raw_latency");
+  const CommandResult raw = RunBaseline({"latency", "--budget", "0.05", "-o", baseline.string()});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  const CommandResult bench =
+      RunSectl({"bench", "latency", CudaPlugin(), "--budget", "0.05", "--report", "json",
+                "--compare", baseline.string(), "--tolerance", "99%"});
+  ASSERT_NE(bench.exit_code, 2) << bench.err;
+
+  // The same operations, each measured on both paths.
+  const auto operations = [](const json& measured) {
+    std::set<std::string> names;
+    for (const json& result : measured["latency"]) {
+      EXPECT_TRUE(result["error"].is_null()) << result;
+      EXPECT_GT(result["median_ns"].get<double>(), 0) << result;
+      names.insert(result["operation"].get<std::string>());
+    }
+    return names;
+  };
+  const std::set<std::string> plugin_operations = operations(ParseJson(bench));
+  EXPECT_EQ(plugin_operations.size(), 8u);
+  EXPECT_EQ(plugin_operations, operations(ReadJsonFile(baseline.string())));
 }
 
 }  // namespace

@@ -12,6 +12,11 @@
 namespace sectl::cuda_baseline {
 namespace {
 
+constexpr std::string_view kLatencyCommand = "latency";
+// The flags only the memcpy baseline reads.
+constexpr std::string_view kMemcpyFlags[] = {"--sizes", "--direction", "--host-memory",
+                                             "--no-verify"};
+
 // `text`, a comma-separated list of names `parse` knows, or `all` (every
 // value of `all_values`). An unknown name is a usage error naming `flag`.
 template <typename T, typename Parse>
@@ -42,9 +47,19 @@ std::optional<bench::HostMemory> ParseHostSide(std::string_view name) {
   return memory;
 }
 
+void DeclareCommonFlags(CLI::App& command, CommandLine& line) {
+  command.add_option("--device", line.device, "CUDA device ordinal")->capture_default_str();
+  command
+      .add_option("--budget", line.budget_seconds,
+                  "Seconds per measurement, at most, once the median is stable")
+      ->capture_default_str();
+  command.add_option("-o,--output", line.output,
+                     "Write the JSON report to FILE (atomically) instead of stdout");
+}
+
 }  // namespace
 
-void DeclareCommandLine(CLI::App& app, CommandLine& line) {
+CLI::App* DeclareCommandLine(CLI::App& app, CommandLine& line) {
   app.add_option("--sizes", line.sizes,
                  "Sizes as for sectl bench memcpy: 4KiB,1MiB or 4KiB:256MiB (doubling) or "
                  "4KiB:256MiB:x4")
@@ -56,15 +71,17 @@ void DeclareCommandLine(CLI::App& app, CommandLine& line) {
                  "as sectl bench memcpy --host-memory pageable), or both")
       ->capture_default_str();
   app.add_flag("--no-verify", line.no_verify, "Do not verify the copied data");
-  app.add_option("--device", line.device, "CUDA device ordinal")->capture_default_str();
-  app.add_option("--budget", line.budget_seconds,
-                 "Seconds per measurement, at most, once the median is stable")
-      ->capture_default_str();
-  app.add_option("-o,--output", line.output,
-                 "Write the JSON report to FILE (atomically) instead of stdout");
+  DeclareCommonFlags(app, line);
+
+  CLI::App* latency = app.add_subcommand(
+      std::string(kLatencyCommand),
+      "Nanoseconds per operation of the CUDA calls behind each operation `sectl bench latency` "
+      "measures, measured the same way, written as a sectl latency report.");
+  DeclareCommonFlags(*latency, line);
+  return latency;
 }
 
-Expected<BaselineRequest> ToRequest(const CommandLine& line) {
+Expected<BaselineRequest> ToRequest(const CommandLine& line, const CLI::App& app) {
   if (!(line.budget_seconds > 0)) {
     return Fail(
         ErrorCode::kInvalidArgument,
@@ -74,6 +91,19 @@ Expected<BaselineRequest> ToRequest(const CommandLine& line) {
   request.output = line.output;
   bench::SamplingPlan plan;
   plan.budget = std::chrono::duration<double>(line.budget_seconds);
+
+  if (app.got_subcommand(std::string(kLatencyCommand))) {
+    for (const std::string_view flag : kMemcpyFlags) {
+      if (app.count(std::string(flag)) > 0) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("{}: applies to the memcpy baseline, not to latency", flag));
+      }
+    }
+    request.kind = BaselineKind::kLatency;
+    request.latency.plan = plan;
+    request.latency.device = line.device;
+    return request;
+  }
 
   BaselineOptions& options = request.memcpy;
   auto sizes = ParseSizeList(line.sizes);

@@ -1,14 +1,16 @@
-// sectl-cuda-baseline: the bandwidth of raw cudaMemcpyAsync, measured the
-// way `sectl bench memcpy` measures a plugin, written as a sectl bench
-// report. Compare the sectl_cuda plugin with it in one command:
+// sectl-cuda-baseline: raw CUDA measured the way `sectl bench` measures a
+// plugin, written as a sectl bench report. Compare the sectl_cuda plugin
+// with it in one command each:
 //
-//   sectl-cuda-baseline -o baseline.json                       # pinned host memory
+//   sectl-cuda-baseline -o baseline.json                       # cudaMemcpyAsync, pinned
 //   sectl bench memcpy sectl_cuda.so --compare baseline.json --tolerance 5%
 //   sectl-cuda-baseline --host-memory pageable -o pageable.json
 //   sectl bench memcpy sectl_cuda.so --host-memory pageable --compare pageable.json
+//   sectl-cuda-baseline latency -o raw_latency.json            # the calls behind each operation
+//   sectl bench latency sectl_cuda.so --compare raw_latency.json
 //
-// Exit status: 0 success; 1 no usable CUDA device, or a copy failed or was
-// not verified; 2 usage or internal error.
+// Exit status: 0 success; 1 no usable CUDA device, or a measurement failed
+// or a copy was not verified; 2 usage or internal error.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -23,6 +25,9 @@
 #include "bench/bench_json.h"
 
 namespace {
+
+using sectl::cuda_baseline::BaselineKind;
+using sectl::cuda_baseline::BaselineRequest;
 
 constexpr int kExitSuccess = 0;
 constexpr int kExitDeviceProblem = 1;
@@ -39,19 +44,38 @@ bool AllMeasured(const sectl::bench::BenchReport& report) {
   for (const auto& result : report.results) {
     if (result.error || result.verification.failed()) return false;
   }
+  for (const auto& result : report.latency) {
+    if (result.error) return false;
+  }
   return true;
+}
+
+sectl::Expected<sectl::bench::BenchReport> Run(BaselineRequest& request,
+                                               const std::vector<std::string>& command_line) {
+  const bool progress = ::isatty(STDERR_FILENO) != 0;
+  if (request.kind == BaselineKind::kLatency) {
+    request.latency.command_line = command_line;
+    request.latency.progress = progress;
+    return sectl::cuda_baseline::RunLatencyBaseline(request.latency);
+  }
+  request.memcpy.command_line = command_line;
+  request.memcpy.progress = progress;
+  return sectl::cuda_baseline::RunBaseline(request.memcpy);
 }
 
 int Main(int argc, char** argv) {
   CLI::App app(
-      "The bandwidth of raw cudaMemcpyAsync with pinned or pageable host memory, measured as "
-      "`sectl bench memcpy` measures a plugin, written as a sectl bench JSON report for "
-      "--compare.\n\nExit status: 0 success; 1 no usable CUDA device, or a copy failed or was "
-      "not verified; 2 usage or internal error.",
+      "Raw CUDA measured as `sectl bench` measures a plugin, written as a sectl bench JSON "
+      "report for --compare: the bandwidth of cudaMemcpyAsync with pinned or pageable host "
+      "memory (memcpy, the default), or the CUDA calls behind each `sectl bench latency` "
+      "operation (latency).\n\nExit status: 0 success; 1 no usable CUDA device, or a "
+      "measurement failed or a copy was not verified; 2 usage or internal error.",
       "sectl-cuda-baseline");
   app.failure_message([](const CLI::App* command, const CLI::Error& error) {
-    return fmt::format("sectl-cuda-baseline: error: {} (see '{} --help')\n", error.what(),
-                       command->get_name());
+    const std::string name = command->get_parent() != nullptr
+                                 ? "sectl-cuda-baseline " + command->get_name()
+                                 : command->get_name();
+    return fmt::format("sectl-cuda-baseline: error: {} (see '{} --help')\n", error.what(), name);
   });
   sectl::cuda_baseline::CommandLine line;
   sectl::cuda_baseline::DeclareCommandLine(app, line);
@@ -61,11 +85,9 @@ int Main(int argc, char** argv) {
     return app.exit(error) == 0 ? kExitSuccess : kExitUsageOrInternal;
   }
 
-  auto request = sectl::cuda_baseline::ToRequest(line);
+  auto request = sectl::cuda_baseline::ToRequest(line, app);
   if (!request) return ReportError(request.error().message(), kExitUsageOrInternal);
-  request->memcpy.command_line.assign(argv, argv + argc);
-  request->memcpy.progress = ::isatty(STDERR_FILENO) != 0;
-  auto report = sectl::cuda_baseline::RunBaseline(request->memcpy);
+  auto report = Run(*request, std::vector<std::string>(argv, argv + argc));
   if (!report) {
     const bool usage = report.error().code() == sectl::ErrorCode::kInvalidArgument;
     return ReportError(report.error().message(), usage ? kExitUsageOrInternal : kExitDeviceProblem);
