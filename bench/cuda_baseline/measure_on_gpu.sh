@@ -77,12 +77,13 @@ say() {
 }
 
 # PACK_DIR gets the results so far: the archive is replaced whole, never
-# left half-written.
+# left half-written. tar's status 1 only says a file grew while it was read
+# (the GPU monitor's log does): the archive is still good.
 pack_results() {
   [[ -n $pack ]] || return 0
   local archive=$results.tar.gz.part
-  tar -czf "$archive" -C "$(dirname "$results")" "$(basename "$results")" 2>/dev/null &&
-    mv -f "$archive" "$pack/gpu-results.tar.gz"
+  tar -czf "$archive" -C "$(dirname "$results")" "$(basename "$results")" 2>/dev/null
+  (($? <= 1)) && mv -f "$archive" "$pack/gpu-results.tar.gz"
   cp -f "$log" "$pack/measure.log"
   cp -f "$summary" "$pack/summary.txt"
 }
