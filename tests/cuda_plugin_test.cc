@@ -6,6 +6,10 @@
 // clean line with exit status 1, never a crash. Those that need a GPU run
 // `sectl conform`, `sectl bench memcpy` and the baseline on it, and skip,
 // naming the reason, where cudaGetDeviceCount finds no device.
+//
+// The programs are found from this test's own path (<build>/tests/), so a
+// copy of the build tree moved to a GPU machine
+// (bench/cuda_baseline/make_gpu_bundle.sh) runs them as it does here.
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -20,6 +24,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sectl_process.h"
 
@@ -28,11 +34,30 @@ namespace {
 
 using nlohmann::json;
 using testing::CommandResult;
-using testing::ReferencePlugin;
 using testing::RunCommand;
-using testing::RunSectl;
 
-std::string CudaPlugin() { return ReferencePlugin("sectl_cuda"); }
+// `relative` to the directory this test is in.
+std::string BesideThisTest(const std::string& relative) {
+  std::error_code error;
+  const auto test = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return relative;
+  return (test.parent_path() / relative).lexically_normal().string();
+}
+
+std::string CudaPlugin() { return BesideThisTest(SECTL_PLUGINS_FROM_TEST "/sectl_cuda.so"); }
+std::string Baseline() { return BesideThisTest(SECTL_BIN_FROM_TEST "/sectl-cuda-baseline"); }
+
+CommandResult RunSectl(const std::vector<std::string>& arguments) {
+  std::vector<std::string> command = {BesideThisTest(SECTL_BIN_FROM_TEST "/sectl")};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  return RunCommand(command);
+}
+
+CommandResult RunBaseline(const std::vector<std::string>& arguments) {
+  std::vector<std::string> command = {Baseline()};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  return RunCommand(command);
+}
 
 // Why this machine cannot run the GPU tests, or nullopt when it can.
 std::optional<std::string> WhyNoCudaDevice() {
@@ -149,24 +174,36 @@ TEST(CudaPlugin, ConformWithoutDeviceReportsTheLoadError) {
 
 TEST(CudaBaseline, WithoutDeviceIsOneCleanLine) {
   SKIP_WITH_CUDA_DEVICE();
-  const CommandResult result = RunCommand({SECTL_CUDA_BASELINE, "--sizes", "4KiB"});
-  EXPECT_EQ(result.exit_code, 1) << result.err;
-  EXPECT_TRUE(result.out.empty()) << result.out;
-  EXPECT_EQ(Lines(result.err), "1") << result.err;
-  EXPECT_EQ(result.err.rfind("sectl-cuda-baseline: error: no CUDA device: ", 0), 0u) << result.err;
+  for (const std::vector<std::string>& arguments :
+       {std::vector<std::string>{"--sizes", "4KiB"},
+        {"--sizes", "4KiB", "--host-memory", "pageable"},
+        {"latency"}}) {
+    const CommandResult result = RunBaseline(arguments);
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+    EXPECT_EQ(Lines(result.err), "1") << result.err;
+    EXPECT_EQ(result.err.rfind("sectl-cuda-baseline: error: no CUDA device: ", 0), 0u)
+        << result.err;
+  }
 }
 
 TEST(CudaBaseline, UsageErrorsExitTwo) {
-  for (const std::vector<std::string>& arguments : {std::vector<std::string>{"--sizes", "lots"},
-                                                    {"--direction", "sideways"},
-                                                    {"--budget", "0"},
-                                                    {"--no-such-flag"}}) {
-    std::vector<std::string> command = {SECTL_CUDA_BASELINE};
-    command.insert(command.end(), arguments.begin(), arguments.end());
-    const CommandResult result = RunCommand(command);
+  // The arguments, and what the one line of error must name.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--sizes", "lots"}, "--sizes"},
+      {{"--direction", "sideways"}, "--direction"},
+      {{"--host-memory", "sideways"}, "--host-memory"},
+      {{"--host-memory", "none"}, "--host-memory"},
+      {{"--budget", "0"}, "--budget"},
+      {{"--no-such-flag"}, "--no-such-flag"},
+      {{"--sizes", "4KiB", "latency"}, "--sizes"},
+      {{"latency", "--host-memory", "pageable"}, "--host-memory"},
+      {{"latency", "--budget", "0"}, "--budget"}};
+  for (const auto& [arguments, named] : cases) {
+    const CommandResult result = RunBaseline(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments[0] << ": " << result.err;
     EXPECT_EQ(Lines(result.err), "1") << result.err;
-    EXPECT_NE(result.err.find(arguments[0]), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(named), std::string::npos) << result.err;
   }
 }
 
@@ -205,11 +242,34 @@ TEST(CudaPluginOnGpu, ConformPassesEveryRequiredCheck) {
   }
 }
 
+// The copy paths a memcpy report measured ("h2d pageable async 65536"),
+// each of which must have been measured and verified.
+std::set<std::string> MeasuredPaths(const json& report) {
+  std::set<std::string> keys;
+  for (const json& result : report["results"]) {
+    EXPECT_TRUE(result["error"].is_null()) << result;
+    EXPECT_EQ(result["verification"], "passed") << result;
+    EXPECT_GT(result["median_gbps"].get<double>(), 0) << result;
+    EXPECT_FALSE(result["plugin_timer"].is_null()) << "the timer column is filled: " << result;
+    keys.insert(result["direction"].get<std::string>() + " " +
+                result["host_memory"].get<std::string>() + " " + result["mode"].get<std::string>() +
+                " " + result["bytes"].dump());
+  }
+  return keys;
+}
+
+json ReadJsonFile(const std::string& path) {
+  std::ifstream file(path);
+  json document = json::parse(file, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(document.is_discarded()) << path << " holds no JSON";
+  return document;
+}
+
 TEST(CudaPluginOnGpu, BenchCopiesAreVerifiedAndComparableWithTheBaseline) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const TemporaryPath baseline("sectl_cuda_baseline");
-  const CommandResult raw = RunCommand(
-      {SECTL_CUDA_BASELINE, "--sizes", "64KiB,16MiB", "--budget", "0.1", "-o", baseline.string()});
+  const CommandResult raw =
+      RunBaseline({"--sizes", "64KiB,16MiB", "--budget", "0.1", "-o", baseline.string()});
   ASSERT_EQ(raw.exit_code, 0) << raw.err;
 
   // The plugin path against the raw one. Speed is not asserted (that is the
@@ -219,28 +279,67 @@ TEST(CudaPluginOnGpu, BenchCopiesAreVerifiedAndComparableWithTheBaseline) {
                 "--report", "json", "--compare", baseline.string(), "--tolerance", "99%"});
   ASSERT_NE(bench.exit_code, 2) << bench.err;
   const json report = ParseJson(bench);
-  std::ifstream baseline_file(baseline.string());
-  const json raw_report = json::parse(baseline_file, nullptr, /*allow_exceptions=*/false);
-  ASSERT_FALSE(raw_report.is_discarded()) << "the baseline wrote no JSON";
+  const json raw_report = ReadJsonFile(baseline.string());
 
   // Each report measured the same six paths (three directions, two sizes),
   // each verified, so --compare pairs every result with its raw twin.
-  const auto paths = [](const json& measured) {
-    std::set<std::string> keys;
-    for (const json& result : measured["results"]) {
-      EXPECT_TRUE(result["error"].is_null()) << result;
-      EXPECT_EQ(result["verification"], "passed") << result;
-      EXPECT_GT(result["median_gbps"].get<double>(), 0) << result;
-      EXPECT_FALSE(result["plugin_timer"].is_null()) << "the timer column is filled: " << result;
-      keys.insert(result["direction"].get<std::string>() + " " +
-                  result["host_memory"].get<std::string>() + " " +
-                  result["mode"].get<std::string>() + " " + result["bytes"].dump());
-    }
-    return keys;
-  };
-  const std::set<std::string> plugin_paths = paths(report);
+  const std::set<std::string> plugin_paths = MeasuredPaths(report);
   EXPECT_EQ(plugin_paths.size(), 6u) << report.dump(2);
-  EXPECT_EQ(plugin_paths, paths(raw_report));
+  EXPECT_EQ(plugin_paths, MeasuredPaths(raw_report));
+}
+
+// CUDA makes a copy between the device and pageable memory wait for the
+// work queued before it (bench/cuda_baseline/raw_copy.h). The baseline
+// times such copies without a gate; sectl bench must measure them too,
+// rather than stall behind a gate that only its own blocked copy could open.
+TEST(CudaPluginOnGpu, PageableCopiesAreMeasuredAndComparableWithTheBaseline) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const TemporaryPath baseline("sectl_cuda_baseline_pageable");
+  const CommandResult raw = RunBaseline({"--host-memory", "pageable", "--sizes", "64KiB,4MiB",
+                                         "--budget", "0.1", "-o", baseline.string()});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  const json raw_report = ReadJsonFile(baseline.string());
+  for (const json& result : raw_report["results"]) {
+    // Ungated where pageable, gated (d2d) otherwise.
+    EXPECT_EQ(result["enqueue_excluded"], result["host_memory"] != "pageable") << result;
+  }
+
+  // A stalled copy is killed after 20 s without progress, not waited out.
+  const CommandResult bench =
+      RunSectl({"bench", "memcpy", CudaPlugin(), "--host-memory", "pageable", "--sizes",
+                "64KiB,4MiB", "--budget", "0.1", "--timeout", "20", "--report", "json", "--compare",
+                baseline.string(), "--tolerance", "99%"});
+  ASSERT_NE(bench.exit_code, 2) << bench.err;
+  const json report = ParseJson(bench);
+  const std::set<std::string> plugin_paths = MeasuredPaths(report);
+  EXPECT_EQ(plugin_paths.size(), 6u) << report.dump(2);
+  EXPECT_EQ(plugin_paths, MeasuredPaths(raw_report));
+  EXPECT_EQ(plugin_paths.count("h2d pageable async 65536"), 1u) << report.dump(2);
+}
+
+TEST(CudaPluginOnGpu, LatencyIsComparableWithTheRawCalls) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const TemporaryPath baseline("sectl_cuda_raw_latency");
+  const CommandResult raw = RunBaseline({"latency", "--budget", "0.05", "-o", baseline.string()});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  const CommandResult bench =
+      RunSectl({"bench", "latency", CudaPlugin(), "--budget", "0.05", "--report", "json",
+                "--compare", baseline.string(), "--tolerance", "99%"});
+  ASSERT_NE(bench.exit_code, 2) << bench.err;
+
+  // The same operations, each measured on both paths.
+  const auto operations = [](const json& measured) {
+    std::set<std::string> names;
+    for (const json& result : measured["latency"]) {
+      EXPECT_TRUE(result["error"].is_null()) << result;
+      EXPECT_GT(result["median_ns"].get<double>(), 0) << result;
+      names.insert(result["operation"].get<std::string>());
+    }
+    return names;
+  };
+  const std::set<std::string> plugin_operations = operations(ParseJson(bench));
+  EXPECT_EQ(plugin_operations.size(), 8u);
+  EXPECT_EQ(plugin_operations, operations(ReadJsonFile(baseline.string())));
 }
 
 }  // namespace

@@ -70,4 +70,16 @@ inline Expected<Event> CreateTimingEvent() {
   return Event(event);
 }
 
+// An event for ordering and polling only, as the sectl_cuda plugin's events
+// (create_event): no timestamps, so recording and querying cost less.
+inline Expected<Event> CreateSyncEvent() {
+  cudaEvent_t event = nullptr;
+  if (auto done = Check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
+                        "cudaEventCreateWithFlags");
+      !done) {
+    return tl::unexpected(done.error());
+  }
+  return Event(event);
+}
+
 }  // namespace sectl::cuda_baseline

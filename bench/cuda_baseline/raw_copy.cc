@@ -27,7 +27,8 @@ constexpr int kWarmupCopies = 3;
 // The buffers, stream and events of one path at one size.
 class RawCopy {
  public:
-  RawCopy(Direction direction, uint64_t bytes) : direction_(direction), bytes_(bytes) {}
+  RawCopy(const RawCopyPath& path, uint64_t bytes)
+      : direction_(path.direction), host_memory_(path.host_memory), bytes_(bytes) {}
 
   Expected<void> Prepare();
   // Seconds by the host's clock; also sets event_seconds().
@@ -39,15 +40,21 @@ class RawCopy {
  private:
   Expected<void> CopyOnce();
   Expected<void> CopyAndWait(void* destination, const void* source);
+  Expected<void> AllocateHost();
 
   Direction direction_;
+  bench::HostMemory host_memory_;
   uint64_t bytes_;
   Stream stream_;
   Event start_;
   Event stop_;
   DeviceMemory device_a_;  // h2d destination, d2h and d2d source
   DeviceMemory device_b_;  // d2d destination
-  PinnedMemory host_;      // h2d source, d2h destination, d2d staging
+  // The host side: h2d source, d2h destination, d2d staging. One of the
+  // two buffers, as the path asks.
+  PinnedMemory pinned_;
+  std::optional<bench::PageableBuffer> pageable_;
+  std::span<std::byte> host_;
   std::optional<bench::PageableBuffer> expected_;
   std::optional<double> event_seconds_;
 };
@@ -73,24 +80,37 @@ Expected<void> RawCopy::Prepare() {
   if (direction_ == Direction::kDeviceToDevice) {
     if (auto done = Take(AllocateDevice(bytes_), device_b_); !done) return done;
   }
-  if (auto done = Take(AllocatePinned(bytes_), host_); !done) return done;
-  const std::span<std::byte> host(host_.get(), bytes_);
+  if (auto done = AllocateHost(); !done) return done;
 
   // Every page touched, and no stale copy of the pattern where the copies
   // are to write it.
   switch (direction_) {
     case Direction::kHostToDevice:
-      std::memcpy(host.data(), expected_->data(), bytes_);
+      std::memcpy(host_.data(), expected_->data(), bytes_);
       return {};
     case Direction::kDeviceToHost:
-      bench::FillPattern(host, bytes_ + 1);
+      bench::FillPattern(host_, bytes_ + 1);
       return CopyAndWait(device_a_.get(), expected_->data());
     case Direction::kDeviceToDevice: {
       if (auto done = CopyAndWait(device_a_.get(), expected_->data()); !done) return done;
-      bench::FillPattern(host, bytes_ + 1);
-      return CopyAndWait(device_b_.get(), host.data());
+      bench::FillPattern(host_, bytes_ + 1);
+      return CopyAndWait(device_b_.get(), host_.data());
     }
   }
+  return {};
+}
+
+Expected<void> RawCopy::AllocateHost() {
+  if (host_memory_ == bench::HostMemory::kPageable) {
+    auto pageable = bench::PageableBuffer::Allocate(bytes_);
+    if (!pageable) return tl::unexpected(pageable.error());
+    pageable_ = std::move(*pageable);
+    host_ = pageable_->bytes();
+    return {};
+  }
+  // Pinned, and d2d's staging buffer.
+  if (auto done = Take(AllocatePinned(bytes_), pinned_); !done) return done;
+  host_ = {pinned_.get(), bytes_};
   return {};
 }
 
@@ -107,11 +127,11 @@ Expected<void> RawCopy::CopyAndWait(void* destination, const void* source) {
 Expected<void> RawCopy::CopyOnce() {
   switch (direction_) {
     case Direction::kHostToDevice:
-      return Check(cudaMemcpyAsync(device_a_.get(), host_.get(), bytes_, cudaMemcpyHostToDevice,
+      return Check(cudaMemcpyAsync(device_a_.get(), host_.data(), bytes_, cudaMemcpyHostToDevice,
                                    stream_.get()),
                    "cudaMemcpyAsync");
     case Direction::kDeviceToHost:
-      return Check(cudaMemcpyAsync(host_.get(), device_a_.get(), bytes_, cudaMemcpyDeviceToHost,
+      return Check(cudaMemcpyAsync(host_.data(), device_a_.get(), bytes_, cudaMemcpyDeviceToHost,
                                    stream_.get()),
                    "cudaMemcpyAsync");
     case Direction::kDeviceToDevice:
@@ -157,7 +177,7 @@ Expected<double> RawCopy::TimeCopies(int copies, bool gated) {
 }
 
 std::optional<std::string> RawCopy::Verify() {
-  std::span<const std::byte> found(host_.get(), bytes_);
+  std::span<const std::byte> found = host_;
   std::optional<bench::PageableBuffer> read_back;
   if (direction_ != Direction::kDeviceToHost) {
     auto buffer = bench::PageableBuffer::Allocate(bytes_);
@@ -175,12 +195,14 @@ std::optional<std::string> RawCopy::Verify() {
 
 }  // namespace
 
-bench::BandwidthResult MeasureRawCopy(Direction direction, uint64_t bytes, double ceiling_gbps,
+bool CanGate(const RawCopyPath& path) { return path.host_memory != bench::HostMemory::kPageable; }
+
+bench::BandwidthResult MeasureRawCopy(const RawCopyPath& path, uint64_t bytes, double ceiling_gbps,
                                       const RawCopyOptions& options) {
-  bench::BandwidthResult result{.direction = direction,
-                                .host_memory = direction == Direction::kDeviceToDevice
+  bench::BandwidthResult result{.direction = path.direction,
+                                .host_memory = path.direction == Direction::kDeviceToDevice
                                                    ? bench::HostMemory::kNone
-                                                   : bench::HostMemory::kPinned,
+                                                   : path.host_memory,
                                 .mode = bench::CopyMode::kAsync,
                                 .bytes = bytes,
                                 .ceiling_gbps = ceiling_gbps};
@@ -189,17 +211,18 @@ bench::BandwidthResult MeasureRawCopy(Direction direction, uint64_t bytes, doubl
     return result;
   };
 
-  RawCopy copy(direction, bytes);
+  RawCopy copy(path, bytes);
   if (auto prepared = copy.Prepare(); !prepared) return fail(prepared.error(), "preparing buffers");
+  const bool gated = CanGate(path);
 
-  // Warm-up: single copies first (first touch, lazy setup), then gated
-  // batches growing until one is long enough to be a sample.
+  // Warm-up: single copies first (first touch, lazy setup), then batches
+  // (gated where they can be) growing until one is long enough to be a
+  // sample.
   auto first = copy.TimeCopies(kWarmupCopies, /*gated=*/false);
   if (!first) return fail(first.error(), "warming up");
   int calibration_copies = 0;
-  auto copies =
-      bench::CalibrateBatch([&](int count) { return copy.TimeCopies(count, /*gated=*/true); },
-                            bench::kMaxCopiesPerSample, &calibration_copies);
+  auto copies = bench::CalibrateBatch([&](int count) { return copy.TimeCopies(count, gated); },
+                                      bench::kMaxCopiesPerSample, &calibration_copies);
   if (!copies) return fail(copies.error(), "warming up");
   result.copies_per_sample = *copies;
   result.warmup_copies = kWarmupCopies + calibration_copies;
@@ -207,7 +230,7 @@ bench::BandwidthResult MeasureRawCopy(Direction direction, uint64_t bytes, doubl
   std::vector<double> event_gbps;
   const double bytes_per_sample = static_cast<double>(bytes) * result.copies_per_sample;
   auto samples = bench::SampleUntilStable(options.plan, [&]() -> Expected<double> {
-    auto seconds = copy.TimeCopies(result.copies_per_sample, /*gated=*/true);
+    auto seconds = copy.TimeCopies(result.copies_per_sample, gated);
     if (!seconds) return seconds;
     if (const auto event_seconds = copy.event_seconds()) {
       event_gbps.push_back(bytes_per_sample / *event_seconds / 1e9);
@@ -218,9 +241,9 @@ bench::BandwidthResult MeasureRawCopy(Direction direction, uint64_t bytes, doubl
 
   result.gbps = bench::Describe(samples->values);
   result.stable = samples->stable;
-  // A CUDA host function always runs on CUDA's own thread, so the gate
-  // always holds: enqueueing is never in the timed interval.
-  result.enqueue_excluded = true;
+  // A CUDA host function always runs on CUDA's own thread, so a gate always
+  // holds: where there was one, enqueueing is never in the timed interval.
+  result.enqueue_excluded = gated;
   if (!event_gbps.empty() && event_gbps.size() == samples->values.size()) {
     result.plugin_timer_gbps = bench::Describe(event_gbps);
   }
