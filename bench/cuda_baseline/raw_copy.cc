@@ -221,8 +221,9 @@ bench::BandwidthResult MeasureRawCopy(const RawCopyPath& path, uint64_t bytes, d
   auto first = copy.TimeCopies(kWarmupCopies, /*gated=*/false);
   if (!first) return fail(first.error(), "warming up");
   int calibration_copies = 0;
-  auto copies = bench::CalibrateBatch([&](int count) { return copy.TimeCopies(count, gated); },
-                                      bench::kMaxCopiesPerSample, &calibration_copies);
+  auto copies = bench::CalibrateBatch(
+      [&](int count) { return copy.TimeCopies(count, gated); },
+      gated ? bench::kMaxCopiesBehindAGate : bench::kMaxCopiesPerSample, &calibration_copies);
   if (!copies) return fail(copies.error(), "warming up");
   result.copies_per_sample = *copies;
   result.warmup_copies = kWarmupCopies + calibration_copies;

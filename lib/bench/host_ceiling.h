@@ -15,6 +15,11 @@ namespace sectl::bench {
 
 // Never more copies than this in one sample (tiny copies).
 inline constexpr int kMaxCopiesPerSample = 4096;
+// Nor more than this queued behind a closed stream gate: a real device's
+// queue is finite (CUDA's blocks the enqueueing thread after about a
+// thousand operations behind a host function), and an enqueue that blocks
+// behind a gate only its own thread can open waits out the gate's hold.
+inline constexpr int kMaxCopiesBehindAGate = 128;
 
 Expected<CeilingResult> MeasureHostCeiling(uint64_t bytes, const SamplingPlan& plan);
 
