@@ -17,6 +17,9 @@
 # PACK_DIR/gpu-results.tar.gz, with measure.log and summary.txt beside it:
 # three files, for a transfer that returns only a few.
 #
+# SECTL_GPU_SKIP (an extended regex of step names) leaves steps out, for a
+# second run that measures only what the first did not.
+#
 # Time: every step runs under `timeout`, and no step may run past the whole
 # run's budget, SECTL_GPU_BUDGET_S seconds (default 450): a step that would
 # is cut short, and the steps after it are skipped, so the run ends within
@@ -93,6 +96,13 @@ pack_results() {
 step() {
   local name=$1 limit=$2
   shift 2
+  # SECTL_GPU_SKIP: an extended regex of step names a second run leaves out
+  # (what the first already measured), to spend the device time on the rest.
+  if [[ -n ${SECTL_GPU_SKIP:-} && $name =~ ^(${SECTL_GPU_SKIP})$ ]]; then
+    say "step $name: skipped (SECTL_GPU_SKIP)"
+    printf '%-24s %6s %6s  %s\n' "$name" skipped 0 "SECTL_GPU_SKIP" >>"$summary"
+    return 125
+  fi
   local left=$((budget_s - reserve_s - (SECONDS - started)))
   if ((left < 5)); then
     say "step $name: skipped, the ${budget_s} s budget is spent"
