@@ -6,3 +6,9 @@ sectl_add_faulty_plugin(COPIES_25_PERCENT_SLOWER bench_faults.c)
 # Not a fault: a run disturbed once (slower in the first process only), which
 # the gate's re-measurement must clear (tests/bench_cli_test.cc).
 sectl_add_faulty_plugin(COPIES_SLOWER_IN_FIRST_PROCESS bench_faults.c)
+# Completion that cannot be believed (bench_faults.c), on the asynchronous
+# cpu base: bench and conform's throughput must say "not measurable", never
+# print a bandwidth (tests/bench_not_measurable_test.cc).
+sectl_add_faulty_plugin(CALLBACK_ACCEPTED_NEVER_RUN bench_faults.c BASE cpu)
+sectl_add_faulty_plugin(BLOCK_RETURNS_AT_ONCE bench_faults.c BASE cpu)
+sectl_add_faulty_plugin(EVENT_NEVER_COMPLETES bench_faults.c BASE cpu)

@@ -1,4 +1,6 @@
-/* Faults in performance (reference_plugins/faulty/bench.cmake): the copies
+/* Faults in performance (reference_plugins/faulty/bench.cmake).
+ *
+ * Slower copies: the copies
  * still move the right bytes, only slower, as after a regression in a
  * vendor's copy engine. `sectl bench memcpy --compare` must catch it. The
  * base is the minimal plugin, which copies at enqueue time, so the time a
@@ -10,7 +12,20 @@
  * same slowdown, only in the first process that copies with this file (it
  * leaves "<plugin>.slowed" beside itself). The gate re-measures what looks
  * regressed in fresh processes, which find the file and run at full speed:
- * it must not fail. */
+ * it must not fail.
+ *
+ * Completion that cannot be believed, each on the asynchronous cpu base,
+ * whose copies run on a worker thread after the enqueueing call returned:
+ * sectl must say "not measurable", never print a bandwidth.
+ * - FAULT_CALLBACK_ACCEPTED_NEVER_RUN: host_callback returns true and drops
+ *   the callback, as TensorFlow's own test plugin does. bench's gate (a
+ *   host callback holding the stream) then holds nothing back.
+ * - FAULT_BLOCK_RETURNS_AT_ONCE: block_host_until_done reports the stream
+ *   done without waiting for it: a completion signalled before the copies
+ *   can have moved a byte.
+ * - FAULT_EVENT_NEVER_COMPLETES: get_event_status answers PENDING for ever
+ *   (block_host_for_event still waits correctly): an event recorded on an
+ *   idle stream never completes. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -125,8 +140,51 @@ static void SlowSyncMemcpyHtoD(const SP_Device* device, SP_DeviceMemoryBase* dev
 }
 #endif
 
+#if defined(FAULT_CALLBACK_ACCEPTED_NEVER_RUN)
+typedef TF_Bool (*HostCallbackFn)(const SP_Device*, SP_Stream, SE_StatusCallbackFn, void*);
+
+/* Where the host's SP_StreamExecutor keeps host_callback: a host older than
+ * TensorFlow 2.7 has a 264-byte struct with host_callback where mem_zero is. */
+static HostCallbackFn* HostCallbackSlot(SP_StreamExecutor* stream_executor) {
+  enum { kPre27Size = 264, kPre27HostCallbackOffset = 256 };
+  if (stream_executor->struct_size != kPre27Size) return &stream_executor->host_callback;
+  return (HostCallbackFn*)((unsigned char*)stream_executor + kPre27HostCallbackOffset);
+}
+
+static TF_Bool DroppingHostCallback(const SP_Device* device, SP_Stream stream,
+                                    SE_StatusCallbackFn callback, void* argument) {
+  (void)device;
+  (void)stream;
+  (void)callback;
+  (void)argument;
+  return 1;
+}
+#endif
+
+#if defined(FAULT_BLOCK_RETURNS_AT_ONCE)
+static void BlockHostUntilDoneAtOnce(const SP_Device* device, SP_Stream stream, TF_Status* status) {
+  (void)device;
+  (void)stream;
+  TF_SetStatus(status, TF_OK, "");
+}
+#endif
+
+#if defined(FAULT_EVENT_NEVER_COMPLETES)
+static SE_EventStatus AlwaysPending(const SP_Device* device, SP_Event event) {
+  (void)device;
+  (void)event;
+  return SE_EVENT_PENDING;
+}
+#endif
+
 void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
-#if defined(FAULT_COPIES_25_PERCENT_SLOWER) || defined(FAULT_COPIES_SLOWER_IN_FIRST_PROCESS)
+#if defined(FAULT_CALLBACK_ACCEPTED_NEVER_RUN)
+  *HostCallbackSlot(stream_executor) = DroppingHostCallback;
+#elif defined(FAULT_BLOCK_RETURNS_AT_ONCE)
+  stream_executor->block_host_until_done = BlockHostUntilDoneAtOnce;
+#elif defined(FAULT_EVENT_NEVER_COMPLETES)
+  stream_executor->get_event_status = AlwaysPending;
+#elif defined(FAULT_COPIES_25_PERCENT_SLOWER) || defined(FAULT_COPIES_SLOWER_IN_FIRST_PROCESS)
   base_memcpy_dtoh = stream_executor->memcpy_dtoh;
   stream_executor->memcpy_dtoh = SlowMemcpyDtoH;
   base_memcpy_htod = stream_executor->memcpy_htod;
