@@ -159,7 +159,7 @@ TEST(BenchJson, KeepsEveryField) {
 TEST(BenchJson, WritesTheDocumentedKeysInOrder) {
   const std::string text = BenchReportToJsonText(SampleMemcpyReport());
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 2,\n  \"kind\": \"sectl.bench.memcpy\",\n", 0), 0u)
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 3,\n  \"kind\": \"sectl.bench.memcpy\",\n", 0), 0u)
       << text;
   const auto document = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
@@ -177,7 +177,7 @@ TEST(BenchJson, WritesTheDocumentedKeysInOrder) {
                 "plugin_timer",
                 "ceiling_gbps", "ratio_to_ceiling", "warmup_copies", "copies_per_sample",
                 "stable",       "enqueue_excluded", "verification",  "verification_status",
-                "verification_reason", "warnings", "error"}));
+                "verification_reason", "warnings", "error", "not_measurable"}));
   EXPECT_EQ(document["units"]["bandwidth"], "GB/s (1e9 bytes/s)");
   EXPECT_EQ(document["results"][0]["direction"], "h2d");
   EXPECT_EQ(document["results"][2]["host_memory"], "none");
@@ -187,8 +187,13 @@ TEST(BenchJson, WritesTheDocumentedKeysInOrder) {
 }
 
 TEST(BenchJson, ValidatesAgainstThePublishedSchema) {
-  for (const BenchReport& report :
-       {SampleMemcpyReport(), SampleLatencyReport(), Provenance("memcpy")}) {
+  // Results that are no measurement too: their numbers are null.
+  BenchReport not_measurable = SampleMemcpyReport();
+  MarkNotMeasurable(not_measurable.results[3], "block_host_until_done returned early");
+  BenchReport never_completed = SampleLatencyReport();
+  MarkNotMeasurable(never_completed.latency[1], "host_callback never ran the callback");
+  for (const BenchReport& report : {SampleMemcpyReport(), SampleLatencyReport(),
+                                    Provenance("memcpy"), not_measurable, never_completed}) {
     const CommandResult result = ValidateAgainstSchema(BenchReportToJsonText(report));
     EXPECT_EQ(result.exit_code, 0) << result.err;
   }
@@ -212,7 +217,7 @@ TEST(BenchJson, SchemaRejectsDrift) {
   ExpectRejectedBySchema(missing);
 
   json newer = SampleJson();
-  newer["schema_version"] = 3;
+  newer["schema_version"] = 4;
   ExpectRejectedBySchema(newer);
 
   json binary_gigabytes = SampleJson();
@@ -251,9 +256,9 @@ TEST(BenchJson, RefusesAnotherKindOfReport) {
 
 TEST(BenchJson, NamesTheSchemaVersionFoundAndKnown) {
   json newer = SampleJson();
-  newer["schema_version"] = 3;
+  newer["schema_version"] = 4;
   EXPECT_EQ(ReadError(newer),
-            "bench report has schema_version 3; this sectl reads schema_version 1 to 2");
+            "bench report has schema_version 4; this sectl reads schema_version 1 to 3");
 }
 
 TEST(BenchJson, NamesAMissingMemberByPath) {
@@ -444,7 +449,8 @@ TEST(BenchCsv, QuotesWhatCsvGivesAMeaningTo) {
   EXPECT_EQ(rows[1][2], "850");
   // The numbers of an operation that could not be measured mean nothing.
   for (size_t field = 2; field <= 8; ++field) EXPECT_EQ(rows[3][field], "") << rows[3].dump();
-  EXPECT_EQ(rows[3].back(), "the plugin has no record_event");
+  EXPECT_EQ(rows[3][10], "the plugin has no record_event");
+  EXPECT_EQ(rows[3].back(), "") << "and it is not not-measurable";
 }
 
 // ---------------------------------------------------------------------------

@@ -26,6 +26,8 @@ struct Entry {
   std::vector<double> values;  // the samples; empty in an old report
   bool stable = true;
   std::optional<std::string> error;
+  // Why the result is no number (a completion that cannot be believed).
+  std::optional<std::string> not_measurable;
   // The host's own memcpy at the same size in the same run(s), GB/s: the
   // control measured beside every memcpy result; 0 where there is none.
   double ceiling = 0;
@@ -46,7 +48,8 @@ std::vector<Entry> EntriesOf(const BenchReport& report) {
       Entry entry{.median = latency.ns.median,
                   .values = latency.ns.values,
                   .stable = latency.stable,
-                  .error = latency.error};
+                  .error = latency.error,
+                  .not_measurable = latency.not_measurable};
       entry.identity.operation = latency.operation;
       entries.push_back(std::move(entry));
     }
@@ -57,6 +60,7 @@ std::vector<Entry> EntriesOf(const BenchReport& report) {
                 .values = result.gbps.values,
                 .stable = result.stable,
                 .error = result.error,
+                .not_measurable = result.not_measurable,
                 .ceiling = result.ceiling_gbps};
     entry.identity.series = SeriesKeyOf(result);
     entry.identity.bytes = result.bytes;
@@ -78,7 +82,9 @@ Expected<std::map<ResultIdentity, size_t>> IndexEntries(const std::vector<Entry>
   return index;
 }
 
-bool Measured(const Entry& entry) { return !entry.error && std::isfinite(entry.median); }
+bool Measured(const Entry& entry) {
+  return !entry.error && !entry.not_measurable && std::isfinite(entry.median);
+}
 
 std::string Signed(double change) { return fmt::format("{:+.1f}%", change * 100); }
 
@@ -126,6 +132,15 @@ ComparisonRow Judge(const Entry& old, const Entry& now, const Criteria& criteria
   ComparisonRow row = now.identity;
   if (Measured(old)) row.old_median = old.median;
   if (Measured(now)) row.new_median = now.median;
+  // What is no number cannot have improved or regressed: neither a pass
+  // nor a failure of the gate (the run itself fails on it).
+  if (now.not_measurable || old.not_measurable) {
+    row.verdict = ChangeVerdict::kNotComparable;
+    row.note = now.not_measurable
+                   ? fmt::format("not measurable in the new run: {}", *now.not_measurable)
+                   : fmt::format("not measurable in the old run: {}", *old.not_measurable);
+    return row;
+  }
   if (!row.old_median) {
     row.verdict = ChangeVerdict::kNotComparable;
     row.note = old.error ? fmt::format("not measured in the old run: {}", *old.error)

@@ -40,7 +40,8 @@ enum class ChangeVerdict {
   kRegression,      // worse by more than the tolerance, significantly; or no longer measured
   kOnlyInOld,       // not measured this time (listed, not a regression)
   kOnlyInNew,       // new this time
-  kNotComparable    // the old run could not measure it, so there is nothing to hold it to
+  kNotComparable    // the old run could not measure it, so there is nothing to hold it to;
+                    // or either run's result is not measurable (no number at all)
 };
 
 std::string_view ChangeVerdictName(ChangeVerdict verdict);  // "within_tolerance", ...

@@ -89,17 +89,17 @@ void WriteBandwidth(std::string& out, const BenchReport& report) {
            "max_gbps",     "spread",           "samples",       "plugin_timer_median_gbps",
            "ceiling_gbps", "ratio_to_ceiling", "warmup_copies", "copies_per_sample",
            "stable",       "enqueue_excluded", "verification",  "warnings",
-           "error"})
+           "error",        "not_measurable"})
       .End();
   for (const BandwidthResult& r : report.results) {
-    const bool measured = !r.error;
+    const bool measured = HasNumbers(r);
     row.Add(std::string(DirectionName(r.direction)))
         .Add(std::string(HostMemoryName(r.host_memory)))
         .Add(std::string(CopyModeName(r.mode)))
         .Add(fmt::format("{}", r.bytes))
         .Add(DistributionFields(r.gbps, measured))
         .Add(measured && r.plugin_timer_gbps ? NumberField(r.plugin_timer_gbps->median) : "")
-        .Add(measured ? NumberField(r.ceiling_gbps) : "")
+        .Add(!r.error && r.ceiling_gbps > 0 ? NumberField(r.ceiling_gbps) : "")
         .Add(measured ? NumberField(r.ratio_to_ceiling) : "")
         .Add(fmt::format("{}", r.warmup_copies))
         .Add(fmt::format("{}", r.copies_per_sample))
@@ -108,6 +108,7 @@ void WriteBandwidth(std::string& out, const BenchReport& report) {
         .Add(TextField(r.verification.Describe()))
         .Add(TextField(JoinWarnings(r.warnings)))
         .Add(OptionalField(r.error))
+        .Add(OptionalField(r.not_measurable))
         .End();
   }
 }
@@ -115,14 +116,15 @@ void WriteBandwidth(std::string& out, const BenchReport& report) {
 void WriteLatency(std::string& out, const BenchReport& report) {
   RowWriter row(out);
   row.Add({"operation", "description", "median_ns", "p5_ns", "p95_ns", "min_ns", "max_ns", "spread",
-           "samples", "operations_per_sample", "error"})
+           "samples", "operations_per_sample", "error", "not_measurable"})
       .End();
   for (const LatencyResult& r : report.latency) {
     row.Add(TextField(r.operation))
         .Add(TextField(r.description))
-        .Add(DistributionFields(r.ns, !r.error))
+        .Add(DistributionFields(r.ns, HasNumbers(r)))
         .Add(fmt::format("{}", r.operations_per_sample))
         .Add(OptionalField(r.error))
+        .Add(OptionalField(r.not_measurable))
         .End();
   }
 }

@@ -54,9 +54,18 @@ Verdict JudgeMemcpy(const BenchReport& report) {
       std::count_if(report.results.begin(), report.results.end(), [](const auto& result) {
         return result.verification.status == VerificationStatus::kNotVerified;
       });
+  const auto not_measurable =
+      std::count_if(report.results.begin(), report.results.end(),
+                    [](const auto& result) { return result.not_measurable.has_value(); });
   if (failed > 0) {
     return {"bad", "Verification failed",
             fmt::format("{} of {} results copied the wrong bytes", failed, report.results.size())};
+  }
+  if (not_measurable > 0) {
+    return {"bad", "Not measurable",
+            fmt::format("{} of {} results are no bandwidth: the plugin's completion of its "
+                        "copies cannot be believed (see the notes)",
+                        not_measurable, report.results.size())};
   }
   if (report.results.empty() || unmeasured == static_cast<long>(report.results.size())) {
     return {"unsure", "Nothing measured", "no copy path could be measured"};
@@ -74,6 +83,15 @@ Verdict JudgeMemcpy(const BenchReport& report) {
 }
 
 Verdict JudgeLatency(const BenchReport& report) {
+  const auto not_measurable =
+      std::count_if(report.latency.begin(), report.latency.end(),
+                    [](const auto& result) { return result.not_measurable.has_value(); });
+  if (not_measurable > 0) {
+    return {
+        "bad",
+        fmt::format("{} of {} operations not measurable", not_measurable, report.latency.size()),
+        "they never complete (see the table)"};
+  }
   const auto unmeasured =
       std::count_if(report.latency.begin(), report.latency.end(),
                     [](const auto& result) { return result.error.has_value(); });
@@ -144,6 +162,10 @@ void WriteNotes(HtmlWriter& out, const BandwidthResult& result) {
     out.Element("span", "not measured", {{"class", "tag flag"}});
     out.Element("div", *result.error);
   }
+  if (result.not_measurable) {
+    out.Element("span", "not measurable", {{"class", "tag flag"}});
+    out.Element("div", *result.not_measurable);
+  }
   switch (result.verification.status) {
     case VerificationStatus::kFailed:
       out.Element("span", "verification failed", {{"class", "tag flag"}});
@@ -159,7 +181,8 @@ void WriteNotes(HtmlWriter& out, const BandwidthResult& result) {
     case VerificationStatus::kPassed:
       break;
   }
-  if (!result.stable && !result.error) out.Element("span", "unstable", {{"class", "tag note"}});
+  if (HasNumbers(result) && !result.stable)
+    out.Element("span", "unstable", {{"class", "tag note"}});
   for (const std::string& warning : result.warnings) {
     out.Element("span", "warning", {{"class", "tag note"}});
     out.Element("div", warning);
@@ -191,10 +214,10 @@ void WriteMemcpyTable(HtmlWriter& out, const BenchReport& report) {
     out.Element("th", SeriesName(series.key), {{"colspan", std::to_string(columns)}});
     out.Close("tr");
     for (const BandwidthResult* result : series.results) {
-      const bool flagged = VerificationFailed(*result) || result->error.has_value();
+      const bool flagged = VerificationFailed(*result) || !HasNumbers(*result);
       out.Open("tr", {{"class", flagged ? "flagged" : ""}});
       out.Element("td", FormatByteSize(result->bytes), {{"class", "number"}});
-      if (result->error) {
+      if (!HasNumbers(*result)) {
         out.Element("td", "—", {{"class", "number"}});
         out.Element("td", "", {{"class", "number"}});
       } else {
@@ -211,7 +234,8 @@ void WriteMemcpyTable(HtmlWriter& out, const BenchReport& report) {
             {{"class", "number"}});
       }
       out.Element("td", FormatMeasurement(result->ceiling_gbps), {{"class", "number"}});
-      out.Element("td", result->error ? "" : fmt::format("{:.0f}%", result->ratio_to_ceiling * 100),
+      out.Element("td",
+                  HasNumbers(*result) ? fmt::format("{:.0f}%", result->ratio_to_ceiling * 100) : "",
                   {{"class", "number"}});
       out.Element("td", std::to_string(result->gbps.samples), {{"class", "number"}});
       WriteNotes(out, *result);
@@ -233,10 +257,12 @@ void WriteLatencyTable(HtmlWriter& out, const BenchReport& report) {
       "<th class=\"number\">Max ns</th><th class=\"number\">Samples</th><th>Notes</th></tr>"
       "</thead><tbody>");
   for (const LatencyResult& latency : report.latency) {
-    out.Open("tr", {{"class", latency.error ? "flagged" : ""}});
+    out.Open("tr", {{"class", !HasNumbers(latency) ? "flagged" : ""}});
     out.Element("td", latency.operation, {{"class", "mono"}});
     out.Element("td", latency.description);
-    if (latency.error) {
+    if (latency.not_measurable) {
+      out.Element("td", "not measurable: " + *latency.not_measurable, {{"colspan", "6"}});
+    } else if (latency.error) {
       out.Element("td", "not measured: " + *latency.error, {{"colspan", "6"}});
     } else {
       for (const double value :

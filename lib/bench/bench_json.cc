@@ -84,6 +84,7 @@ OrderedJson BandwidthToJson(const BandwidthResult& result) {
   object["verification_reason"] = result.verification.reason;
   object["warnings"] = result.warnings;
   object["error"] = NullableString(result.error);
+  object["not_measurable"] = NullableString(result.not_measurable);
   return object;
 }
 
@@ -99,6 +100,7 @@ OrderedJson LatencyToJson(const LatencyResult& latency) {
   object["operations_per_sample"] = latency.operations_per_sample;
   object["stable"] = latency.stable;
   object["error"] = NullableString(latency.error);
+  object["not_measurable"] = NullableString(latency.not_measurable);
   return object;
 }
 
@@ -115,6 +117,9 @@ OrderedJson ArrayOf(const std::vector<Result>& results, OrderedJson (*to_json)(c
 // Reports from before schema version 2 hold no values (nor latency's
 // "stable", nor "runs").
 bool HasSamples(int schema_version) { return schema_version >= 2; }
+// Reports from before schema version 3 have no "not_measurable": every
+// result in them was taken as a measurement.
+bool HasNotMeasurable(int schema_version) { return schema_version >= 3; }
 
 Distribution ReadDistribution(JsonReader& in, std::string_view unit, int schema_version) {
   Distribution distribution;
@@ -166,6 +171,7 @@ BandwidthResult ReadBandwidth(JsonReader in, int schema_version) {
   }
   in.StringList("warnings", result.warnings);
   in.NullableString("error", result.error);
+  if (HasNotMeasurable(schema_version)) in.NullableString("not_measurable", result.not_measurable);
   return result;
 }
 
@@ -184,6 +190,7 @@ LatencyResult ReadLatency(JsonReader in, int schema_version) {
   in.Count("operations_per_sample", latency.operations_per_sample);
   if (HasSamples(schema_version)) in.Bool("stable", latency.stable);
   in.NullableString("error", latency.error);
+  if (HasNotMeasurable(schema_version)) in.NullableString("not_measurable", latency.not_measurable);
   return latency;
 }
 

@@ -120,7 +120,7 @@ std::vector<std::pair<uint64_t, double>> CeilingPoints(const BenchReport& report
   }
   if (points.empty()) {
     for (const BandwidthResult& result : report.results) {
-      if (!result.error && result.ceiling_gbps > 0) {
+      if (!result.error && result.ceiling_gbps > 0 && std::isfinite(result.ceiling_gbps)) {
         points.emplace_back(result.bytes, result.ceiling_gbps);
       }
     }
@@ -135,9 +135,7 @@ std::vector<std::pair<uint64_t, double>> CeilingPoints(const BenchReport& report
   return points;
 }
 
-bool Plottable(const BandwidthResult& result) {
-  return !result.error && result.bytes > 0 && std::isfinite(result.gbps.median);
-}
+bool Plottable(const BandwidthResult& result) { return HasNumbers(result) && result.bytes > 0; }
 
 // Hollow: a number not to be taken at face value. Failed and unverified
 // copies have markers of their own.
@@ -435,6 +433,43 @@ void DrawVerificationCaption(pugi::xml_node svg, const BenchReport& report) {
   }
 }
 
+// At most kLongestCaptionReason characters of `text`, cut at a space: what
+// fits under the title.
+std::string Shortened(std::string_view text) {
+  constexpr size_t kLongestCaptionReason = 90;
+  if (text.size() <= kLongestCaptionReason) return std::string(text);
+  const size_t cut = text.rfind(' ', kLongestCaptionReason);
+  return std::string(text.substr(0, cut == std::string_view::npos ? kLongestCaptionReason : cut)) +
+         "…";
+}
+
+// Under the title (below the verification caption, if any), the results
+// that are no bandwidth and the first reason why; each one's reason in the
+// caption's tooltip. They have no marker: there is no number to place.
+void DrawNotMeasurableCaption(pugi::xml_node svg, const BenchReport& report) {
+  std::vector<const BandwidthResult*> not_measurable;
+  for (const BandwidthResult& result : report.results) {
+    if (result.not_measurable) not_measurable.push_back(&result);
+  }
+  if (not_measurable.empty()) return;
+  const bool below_verification = CountVerified(report, VerificationStatus::kFailed) > 0 ||
+                                  CountVerified(report, VerificationStatus::kNotVerified) > 0;
+  pugi::xml_node caption =
+      AddText(svg, kPlotLeft, below_verification ? 88 : 70,
+              fmt::format("✕ {} of {} results not measurable, not plotted: {} (hover for all)",
+                          not_measurable.size(), report.results.size(),
+                          Shortened(*not_measurable.front()->not_measurable)),
+              {{"font-size", "13"}, {"font-weight", "bold"}, {"fill", std::string(kFailedColour)}});
+  caption.append_attribute("class").set_value("not-measurable-caption");
+  std::string every;
+  for (const BandwidthResult* result : not_measurable) {
+    if (!every.empty()) every += "; ";
+    every += fmt::format("{} {}: not measurable: {}", SeriesName(SeriesKeyOf(*result)),
+                         FormatByteSize(result->bytes), *result->not_measurable);
+  }
+  SetText(Add(caption, "title", {}), every);
+}
+
 void DrawTitle(pugi::xml_node svg, const BenchReport& report) {
   std::string device = fmt::format("{} device {}", report.platform_name, report.device_ordinal);
   if (!report.device_name.empty()) device += fmt::format(" \"{}\"", report.device_name);
@@ -470,14 +505,16 @@ std::string RenderBandwidthSvg(const BenchReport& report) {
   const bool any_plottable = std::any_of(report.results.begin(), report.results.end(), Plottable);
   if (!any_plottable) {
     AddText(svg, (kPlotLeft + kPlotRight) / 2, (kPlotTop + kPlotBottom) / 2,
-            report.kind == "latency" ? "a latency report has no bandwidth to plot"
-                                     : "no bandwidth was measured",
+            report.kind == "latency"   ? "a latency report has no bandwidth to plot"
+            : AnyNotMeasurable(report) ? "no bandwidth was measurable"
+                                       : "no bandwidth was measured",
             {{"text-anchor", "middle"}, {"font-size", "16"}});
   }
   DrawCeiling(svg, axes, ceiling);
   for (size_t i = 0; i < all_series.size(); ++i) DrawSeries(svg, axes, all_series[i], i);
   DrawLegend(svg, report, all_series, !ceiling.empty());
   DrawVerificationCaption(svg, report);
+  DrawNotMeasurableCaption(svg, report);
 
   StringWriter writer;
   document.save(writer, "  ", pugi::format_default, pugi::encoding_utf8);

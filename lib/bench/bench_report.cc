@@ -1,6 +1,9 @@
 #include "bench/bench_report.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <utility>
 
 namespace sectl::bench {
@@ -85,6 +88,54 @@ std::string Verification::Describe() const {
       return std::string(kNotVerifiedPrefix) + reason;
   }
   return "unknown";
+}
+
+namespace {
+
+// A distribution of nothing: every statistic not finite, so that no writer
+// can show one as a number (JSON writes null).
+Distribution NoNumbers() {
+  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  return {.median = kNone,
+          .p5 = kNone,
+          .p95 = kNone,
+          .min = kNone,
+          .max = kNone,
+          .spread = kNone,
+          .samples = 0,
+          .values = {}};
+}
+
+}  // namespace
+
+void MarkNotMeasurable(BandwidthResult& result, std::string why) {
+  result.gbps = NoNumbers();
+  result.plugin_timer_gbps.reset();
+  result.ratio_to_ceiling = std::numeric_limits<double>::quiet_NaN();
+  result.stable = false;
+  result.enqueue_excluded = false;
+  result.not_measurable = std::move(why);
+}
+
+void MarkNotMeasurable(LatencyResult& result, std::string why) {
+  result.ns = NoNumbers();
+  result.stable = false;
+  result.not_measurable = std::move(why);
+}
+
+bool HasNumbers(const BandwidthResult& result) {
+  return !result.error && !result.not_measurable && std::isfinite(result.gbps.median);
+}
+
+bool HasNumbers(const LatencyResult& result) {
+  return !result.error && !result.not_measurable && std::isfinite(result.ns.median);
+}
+
+bool AnyNotMeasurable(const BenchReport& report) {
+  return std::any_of(report.results.begin(), report.results.end(),
+                     [](const auto& result) { return result.not_measurable.has_value(); }) ||
+         std::any_of(report.latency.begin(), report.latency.end(),
+                     [](const auto& result) { return result.not_measurable.has_value(); });
 }
 
 Verification Verification::FromDescription(std::string_view description) {

@@ -17,8 +17,9 @@
 namespace sectl::bench {
 
 // 2 added the samples themselves (Distribution::values), latency's "stable"
-// and the report's "runs"; a version 1 report is still read, without them.
-inline constexpr int kBenchSchemaVersion = 2;
+// and the report's "runs"; 3 added each result's "not_measurable". Version
+// 1 and 2 reports are still read, without them.
+inline constexpr int kBenchSchemaVersion = 3;
 inline constexpr int kOldestReadableBenchSchemaVersion = 1;
 
 enum class Direction { kHostToDevice, kDeviceToHost, kDeviceToDevice };
@@ -113,7 +114,17 @@ struct BandwidthResult {
   // Set when this path could not be measured at all (the plugin lacks the
   // function, or a call failed); the numbers are then meaningless.
   std::optional<std::string> error;
+  // Set when what the clock measured is not a bandwidth, and why: the copies'
+  // completion was signalled before their bytes arrived, or depends on a
+  // function known broken, or the rate is faster than any machine can copy
+  // (physical_bounds.h). The numbers are then absent (not finite), and no
+  // report shows one.
+  std::optional<std::string> not_measurable;
 };
+
+// Makes `result` say why it is not a bandwidth (`why`), and drops every
+// number measured of the plugin; the host's own ceiling stays.
+void MarkNotMeasurable(BandwidthResult& result, std::string why);
 
 // The host's own memcpy at one size: the ceiling results are compared with.
 struct CeilingResult {
@@ -132,7 +143,19 @@ struct LatencyResult {
   bool stable = true;
   // Set when the operation could not be measured (the plugin lacks it).
   std::optional<std::string> error;
+  // Set when the operation never completes (a host callback accepted and
+  // never run, an event recorded and never complete), and why: a latency
+  // that is not a number. The numbers are then absent (not finite).
+  std::optional<std::string> not_measurable;
 };
+
+// Makes `result` say why it has no latency (`why`), and drops its numbers.
+void MarkNotMeasurable(LatencyResult& result, std::string why);
+
+// Whether a result holds a number to show, compare and plot: measured, and
+// neither in error nor not measurable.
+bool HasNumbers(const BandwidthResult& result);
+bool HasNumbers(const LatencyResult& result);
 
 struct BenchReport {
   int schema_version = kBenchSchemaVersion;
@@ -157,5 +180,8 @@ struct BenchReport {
   std::vector<CeilingResult> ceiling;
   std::vector<LatencyResult> latency;
 };
+
+// Whether any result of `report` is not measurable.
+bool AnyNotMeasurable(const BenchReport& report);
 
 }  // namespace sectl::bench

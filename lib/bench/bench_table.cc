@@ -69,9 +69,7 @@ std::string Bar(double value, double largest, size_t length) {
 double LargestMedian(const std::vector<BandwidthResult>& results) {
   double largest = 0;
   for (const BandwidthResult& result : results) {
-    if (!result.error && std::isfinite(result.gbps.median)) {
-      largest = std::max(largest, result.gbps.median);
-    }
+    if (HasNumbers(result)) largest = std::max(largest, result.gbps.median);
   }
   return largest;
 }
@@ -166,6 +164,9 @@ std::string SizeRow(const BandwidthResult& result, const Layout& layout) {
   if (result.error) {
     return fmt::format("  {:>9}  not measured: {}", size, OneLine(*result.error));
   }
+  if (result.not_measurable) {
+    return fmt::format("  {:>9}  not measurable: {}", size, OneLine(*result.not_measurable));
+  }
   const std::string range =
       fmt::format("{}–{}", FormatMeasurement(result.gbps.p5), FormatMeasurement(result.gbps.p95));
   std::string timer;
@@ -191,7 +192,7 @@ std::string SizeRow(const BandwidthResult& result, const Layout& layout) {
 void WriteBarChart(std::string& out, const Series& series, const Layout& layout) {
   out += '\n';
   for (const BandwidthResult* result : series.results) {
-    if (result->error) continue;
+    if (!HasNumbers(*result)) continue;
     out += fmt::format("  {:>9}  {}\n", FormatByteSize(result->bytes),
                        Bar(result->gbps.median, layout.largest_median, layout.bar_length));
   }
@@ -229,7 +230,7 @@ void WriteLegend(std::string& out, const std::vector<BandwidthResult>& results,
   std::string legend;
   for (const Marker& marker : kMarkers) {
     const bool used = std::any_of(results.begin(), results.end(), [&marker](const auto& result) {
-      return !result.error && marker.applies(result);
+      return HasNumbers(result) && marker.applies(result);
     });
     if (used) legend += fmt::format("  {}  {}\n", marker.symbol, marker.meaning);
   }
@@ -239,6 +240,13 @@ void WriteLegend(std::string& out, const std::vector<BandwidthResult>& results,
       "memcpy at the same size; bars share one scale.\n";
   if (layout.plugin_timer) out += "timer: the median by the plugin's own timers (SP_TimerFns).\n";
   if (!legend.empty()) out += "Markers:\n" + legend;
+  if (std::any_of(results.begin(), results.end(),
+                  [](const auto& result) { return result.not_measurable.has_value(); })) {
+    out +=
+        "not measurable: what the clock measured is no bandwidth (the copies' completion was "
+        "signalled before their bytes arrived, rests on a function known broken, or is faster "
+        "than any machine can copy); sectl bench exits with status 1.\n";
+  }
   // A wrapped meaning goes on after its marker.
   out.replace(legend_start, std::string::npos,
               WrapText(std::string_view(out).substr(legend_start), layout.width, 5));
@@ -276,6 +284,11 @@ void WriteLatency(std::string& out, const BenchReport& report, size_t width) {
   const size_t description_column = 2 + name_width + 2 + 10 + 2 + 10 + 2 + 8 + 2;
   for (const LatencyResult& latency : report.latency) {
     const std::string name = OneLine(latency.operation);
+    if (latency.not_measurable) {
+      out += fmt::format("  {:<{}}  not measurable: {}\n", name, name_width,
+                         OneLine(*latency.not_measurable));
+      continue;
+    }
     if (latency.error) {
       out += fmt::format("  {:<{}}  not measured: {}\n", name, name_width, OneLine(*latency.error));
       continue;
@@ -287,6 +300,13 @@ void WriteLatency(std::string& out, const BenchReport& report, size_t width) {
   out.replace(rows_start, std::string::npos,
               WrapText(std::string_view(out).substr(rows_start), width, description_column));
   out += "\nNanoseconds per operation by the host's monotonic clock.\n";
+  if (std::any_of(report.latency.begin(), report.latency.end(),
+                  [](const auto& latency) { return latency.not_measurable.has_value(); })) {
+    out += WrapText(
+        "not measurable: the operation never completed, so it has no latency; sectl bench "
+        "exits with status 1.\n",
+        width, 0);
+  }
 }
 
 }  // namespace
