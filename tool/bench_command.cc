@@ -213,8 +213,9 @@ BenchCommands AddBenchCommand(CLI::App& app, BenchCommandOptions& options) {
   auto* bench = app.add_subcommand(
       "bench",
       "Measure a plugin: copy bandwidth beside the host's memcpy ceiling (memcpy), or the "
-      "latency of frequent operations (latency). Exit status 1 if the plugin fails, a copy is "
-      "not verified, or --compare finds a regression.");
+      "latency of frequent operations (latency). Exit status 1 if the plugin fails, a copy "
+      "fails verification, a result is not measurable (the plugin's completion cannot be "
+      "believed), or --compare finds a regression.");
   bench->require_subcommand(1);
 
   auto* memcpy = bench->add_subcommand(
@@ -361,7 +362,9 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
       return ReportError(html.error());
   }
 
-  bool passed = !AnyVerificationFailed(*report);
+  // A result that is no number fails the run like wrong bytes do: a gate
+  // must not pass on what it could not measure.
+  bool passed = !AnyVerificationFailed(*report) && !bench::AnyNotMeasurable(*report);
   if (comparison) {
     // Where it does not spoil a machine-readable report on stdout.
     const bool report_on_stdout =

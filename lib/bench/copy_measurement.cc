@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "base/byte_sizes.h"
+#include "bench/spin_wait.h"
 #include "bench/stream_gate.h"
 #include "host/platform.h"
 
@@ -40,6 +41,42 @@ std::string WhyUsualCheckFailed(const Expected<std::optional<std::string>>& usua
 
 }  // namespace
 
+std::string StalledGateNote(std::string_view stall) {
+  return fmt::format("{}: the stream could not be held behind a gate, so enqueueing is timed too",
+                     stall);
+}
+
+double Milliseconds(std::chrono::steady_clock::duration duration) {
+  return std::chrono::duration<double, std::milli>(duration).count();
+}
+
+PluginFunction CompletionFunction(const host::Device& device, const Path& path) {
+  if (path.mode == CopyMode::kSync) return CopyFunction(path);
+  // host::Stream::BlockHostUntilDone's own choice.
+  return device.platform().Provides(PluginFunction::kBlockHostUntilDone)
+             ? PluginFunction::kBlockHostUntilDone
+             : PluginFunction::kBlockHostForEvent;
+}
+
+std::vector<PluginFunction> CompletionRoute(const host::Device& device, const Path& path) {
+  const PluginFunction wait = CompletionFunction(device, path);
+  if (wait != PluginFunction::kBlockHostForEvent) return {wait};
+  return {PluginFunction::kCreateEvent, PluginFunction::kRecordEvent, wait};
+}
+
+PluginFunction CopyFunction(const Path& path) {
+  const bool async = path.mode == CopyMode::kAsync;
+  switch (path.direction) {
+    case Direction::kHostToDevice:
+      return async ? PluginFunction::kMemcpyHtoD : PluginFunction::kSyncMemcpyHtoD;
+    case Direction::kDeviceToHost:
+      return async ? PluginFunction::kMemcpyDtoH : PluginFunction::kSyncMemcpyDtoH;
+    case Direction::kDeviceToDevice:
+      return async ? PluginFunction::kMemcpyDtoD : PluginFunction::kSyncMemcpyDtoD;
+  }
+  return PluginFunction::kCount;
+}
+
 std::string DescribePath(const Path& path, uint64_t bytes) {
   return fmt::format("{} {} {} {}", DirectionName(path.direction), HostMemoryName(path.host_memory),
                      CopyModeName(path.mode), FormatByteSize(bytes));
@@ -50,7 +87,14 @@ Expected<void> CopyMeasurement::Prepare() {
   if (!stream) return tl::unexpected(stream.error());
   stream_ = std::move(*stream);
   access_.emplace(device_, *stream_);
-  if (path_.mode == CopyMode::kAsync && device_.platform().Provides(PluginFunction::kCreateTimer)) {
+  // The plugin's timers are a second clock, never needed: one known broken
+  // is left alone.
+  const bool timers_usable =
+      health_.Usable(PluginFunction::kCreateTimer) && health_.Usable(PluginFunction::kStartTimer) &&
+      health_.Usable(PluginFunction::kStopTimer) && health_.Usable(PluginFunction::kNanoseconds) &&
+      health_.Usable(PluginFunction::kDestroyTimer);
+  if (path_.mode == CopyMode::kAsync && timers_usable &&
+      device_.platform().Provides(PluginFunction::kCreateTimer)) {
     auto timer = device_.CreateTimer();
     if (timer) {
       timer_ = std::move(*timer);
@@ -138,7 +182,7 @@ Expected<double> CopyMeasurement::TimeCopies(int copies, bool gated) {
   }
 
   std::optional<StreamGate> gate;
-  if (gated && device_.platform().Provides(PluginFunction::kHostCallback)) {
+  if (gated && GateUsable()) {
     auto closed = StreamGate::Close(*stream_);
     if (!closed) return tl::unexpected(closed.error());
     // A plugin that ran the gate's callback at once holds nothing back:
@@ -163,6 +207,12 @@ Expected<double> CopyMeasurement::TimeCopies(int copies, bool gated) {
   if (auto done = stream_->BlockHostUntilDone(); !done) return tl::unexpected(done.error());
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   gate_held_ = gate && gate->held();
+  // Done means the gate, queued before every copy, has run. If it has not,
+  // this batch's clock started at nothing the stream waited for.
+  if (gate_held_ && !gate->ran()) {
+    if (!JudgeUnrunGate(*gate)) return Fail(ErrorCode::kPluginError, *not_measurable_);
+    return TimeCopies(copies, /*gated=*/false);
+  }
 
   if (timing_with_timer && !timer_problem_) {
     auto nanoseconds = timer_->Nanoseconds();
@@ -175,6 +225,37 @@ Expected<double> CopyMeasurement::TimeCopies(int copies, bool gated) {
     }
   }
   return seconds;
+}
+
+bool CopyMeasurement::GateUsable() const {
+  return health_.Usable(PluginFunction::kHostCallback) &&
+         device_.platform().Provides(PluginFunction::kHostCallback);
+}
+
+bool CopyMeasurement::JudgeUnrunGate(const StreamGate& gate) {
+  const PluginFunction wait = CompletionFunction(device_, path_);
+  const auto returned = Clock::now();
+  if (gate.WaitUntilRan(kStallBound)) {
+    not_measurable_ = fmt::format(
+        "{} returned before the work queued on the stream was done ({}): a host callback "
+        "queued ahead of the copies ran {:.1f} ms after it returned, so the copies' completion "
+        "was signalled before they can have finished",
+        MemberName(wait), DescribePath(path_, bytes_), Milliseconds(Clock::now() - returned));
+    health_.LearnEarlyCompletion(wait, *not_measurable_);
+    return false;
+  }
+  const std::string stall = fmt::format(
+      "host_callback accepted a callback and never ran it (not within {} s of the stream "
+      "reporting done)",
+      kStallBound.count());
+  health_.LearnStall(PluginFunction::kHostCallback, stall);
+  notes_.push_back(StalledGateNote(stall));
+  return true;
+}
+
+Expected<void> CopyMeasurement::WaitForCopies() {
+  if (path_.mode == CopyMode::kSync) return {};
+  return stream_->BlockHostUntilDone();
 }
 
 Expected<void> CopyMeasurement::CopyOnceAndWait() {

@@ -3,17 +3,22 @@
 // bytes. `sectl bench memcpy` (memcpy_bench.cc) makes one per result.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "abi/plugin_functions.h"
 #include "base/error.h"
 #include "bench/bench_report.h"
 #include "bench/copy_buffers.h"
 #include "bench/copy_verification.h"
+#include "bench/plugin_health.h"
+#include "bench/stream_gate.h"
 #include "host/device.h"
 #include "host/memory.h"
 #include "host/stream.h"
@@ -30,15 +35,40 @@ struct Path {
 // "h2d pinned async 64 MiB".
 std::string DescribePath(const Path& path, uint64_t bytes);
 
+// What a result measured without the gate says of a host_callback that
+// accepted the gate's callback and never ran it (`stall`).
+std::string StalledGateNote(std::string_view stall);
+
+double Milliseconds(std::chrono::steady_clock::duration duration);
+
+// The plugin function whose return says a copy on `path` is done: the
+// stream's wait (block_host_until_done, or block_host_for_event where the
+// plugin lacks it) for an async copy, the copy itself for a sync one.
+abi::PluginFunction CompletionFunction(const host::Device& device, const Path& path);
+// Every function that completion rests on: the wait, and for the event
+// route (no block_host_until_done) the event it waits for too.
+std::vector<abi::PluginFunction> CompletionRoute(const host::Device& device, const Path& path);
+// The function that makes one copy on `path`: memcpy_htod, sync_memcpy_dtoh, ...
+abi::PluginFunction CopyFunction(const Path& path);
+
 // One copy path at one size: its buffers, stream and timer, and the
-// measurement made with them.
+// measurement made with them. What it learns of the plugin's completion
+// signals goes into `health`, shared by every path of the run.
 class CopyMeasurement {
  public:
-  CopyMeasurement(const host::Device& device, const Path& path, uint64_t bytes)
-      : device_(device), path_(path), bytes_(bytes) {}
+  CopyMeasurement(const host::Device& device, const Path& path, uint64_t bytes,
+                  PluginHealth& health)
+      : device_(device), path_(path), bytes_(bytes), health_(health) {}
 
   Expected<void> Prepare();
-  Expected<double> TimeCopies(int copies, bool gated);  // seconds, host clock
+  // Whether the copy's completion can be believed, from one copy made before
+  // any is timed (completion_probe.cc): why not, or nullopt. `ceiling_gbps`
+  // (the host's memcpy at this size) bounds how long bytes may take to
+  // arrive after a completion signalled too early.
+  Expected<std::optional<std::string>> ProbeCompletion(double ceiling_gbps);
+  // Seconds by the host clock. An error also when the batch showed its
+  // completion cannot be believed; not_measurable() then says why.
+  Expected<double> TimeCopies(int copies, bool gated);
   // Whether the copies moved the right bytes, checked only through ways in
   // and out of the device that `verdicts` found to work when the usual
   // check disagrees.
@@ -47,11 +77,26 @@ class CopyMeasurement {
   std::optional<double> last_timer_seconds() const { return last_timer_seconds_; }
   bool gate_held() const { return gate_held_; }
   const std::optional<std::string>& timer_problem() const { return timer_problem_; }
+  const std::optional<std::string>& not_measurable() const { return not_measurable_; }
+  // What the result should say about how it was measured ("the gate's
+  // host callback never ran: enqueueing is timed too").
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   Expected<void> CopyOnce();
   Expected<void> CopyOnceAndWait();
+  // Waits for the copies in the path's form: the stream for async ones;
+  // nothing for sync ones, which are done when they return.
+  Expected<void> WaitForCopies();
   Expected<void> Upload(const host::DeviceMemory& destination, std::span<const std::byte> data);
+  // Whether the gate may hold the stream: host_callback provided and not
+  // known broken.
+  bool GateUsable() const;
+  // The stream reported done while `gate`, queued before every copy, had
+  // not run: it ran late (the wait returned early: not measurable) or never
+  // (host_callback stalls: the gate is dropped). Whether to time again,
+  // without the gate.
+  bool JudgeUnrunGate(const StreamGate& gate);
   // The first difference between expected_ and what `source` reads back as
   // through `reader`; nullopt when they are equal.
   Expected<std::optional<std::string>> ReadBackDifference(abi::PluginFunction reader,
@@ -61,10 +106,20 @@ class CopyMeasurement {
   // d2h: the host buffer must hold expected_.
   Verification VerifyHostHolds(LazyVerdicts& lazy);
 
+  // completion_probe.cc: the copy's destination, filled with bytes the copy
+  // must replace (in the path's own form), and how it is observed.
+  Expected<void> Poison(uint64_t seed);
+  // Starts observing the destination: h2d and d2d read it back into
+  // read_back_ (a read that may itself complete late); d2h needs nothing.
+  Expected<void> StartObserving();
+  // The first difference between expected_ and the destination as observed
+  // now, without any further plugin call.
+  std::optional<std::string> ObservedDifference() const;
+
   const host::Device& device_;
   Path path_;
   uint64_t bytes_;
-  std::unique_ptr<host::Stream> stream_;
+  PluginHealth& health_;
   std::unique_ptr<host::Timer> timer_;
   host::HostMemory pinned_;
   std::optional<PageableBuffer> pageable_;
@@ -76,7 +131,13 @@ class CopyMeasurement {
   std::optional<DeviceAccess> access_;
   std::optional<double> last_timer_seconds_;
   std::optional<std::string> timer_problem_;
+  std::optional<std::string> not_measurable_;
+  std::vector<std::string> notes_;
   bool gate_held_ = false;
+  // Declared last, so destroyed first: destroy_stream, which finishes the
+  // stream's work, before the memory that work copies is freed, even on a
+  // plugin whose wait returned before the work was done.
+  std::unique_ptr<host::Stream> stream_;
 };
 
 }  // namespace sectl::bench

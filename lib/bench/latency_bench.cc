@@ -11,6 +11,7 @@
 
 #include "bench/copy_buffers.h"
 #include "bench/host_ceiling.h"
+#include "bench/spin_wait.h"
 #include "bench/statistics.h"
 #include "host/event.h"
 #include "host/memory.h"
@@ -23,9 +24,6 @@ namespace {
 using abi::PluginFunction;
 using Clock = std::chrono::steady_clock;
 
-// How long to wait for a callback or event the plugin should complete at
-// once; beyond it the operation is reported as failed, not measured.
-constexpr auto kCompletionBound = std::chrono::seconds(5);
 constexpr uint64_t kTinyCopyBytes = 4;
 constexpr int kMaxOperationsPerSample = 1000;
 
@@ -52,19 +50,24 @@ double SecondsSince(Clock::time_point started) {
   return std::chrono::duration<double>(Clock::now() - started).count();
 }
 
-template <typename Predicate>
-Expected<void> SpinUntil(Predicate done, std::string_view what) {
-  const auto started = Clock::now();
-  for (int spins = 0; !done(); ++spins) {
-    // Spin for a prompt answer, then leave the core to the plugin's threads.
-    if (spins > 1000) std::this_thread::yield();
-    if (Clock::now() - started > kCompletionBound) {
-      return Fail(ErrorCode::kTimeout,
-                  fmt::format("{} did not happen within {} s", what, kCompletionBound.count()));
-    }
+// "PENDING": how get_event_status's answer is named in the plugin's header.
+std::string EventStatusName(SE_EventStatus status) {
+  switch (status) {
+    case SE_EVENT_UNKNOWN:
+      return "UNKNOWN";
+    case SE_EVENT_ERROR:
+      return "ERROR";
+    case SE_EVENT_PENDING:
+      return "PENDING";
+    case SE_EVENT_COMPLETE:
+      return "COMPLETE";
   }
-  return {};
+  return fmt::format("{} (no SE_EventStatus)", static_cast<int>(status));
 }
+
+// An operation that never completes: a latency that is no number. Measure
+// reports it as not measurable.
+Error NeverCompleted(std::string why) { return Error(ErrorCode::kTimeout, std::move(why)); }
 
 Expected<double> EnqueueTinyCopies(Fixture& fixture, int count) {
   const auto started = Clock::now();
@@ -88,9 +91,13 @@ Expected<double> HostCallbackRoundTrips(Fixture& fixture, int count) {
   for (int i = 0; i < count; ++i) {
     auto record = (*stream)->EnqueueHostCallback(nullptr);
     if (!record) return tl::unexpected(record.error());
-    auto ran = SpinUntil([&] { return (*record)->calls.load(std::memory_order_acquire) > 0; },
-                         "the host callback");
-    if (!ran) return tl::unexpected(ran.error());
+    if (!SpinUntil([&] { return (*record)->calls.load(std::memory_order_acquire) > 0; },
+                   kStallBound)) {
+      return tl::unexpected(NeverCompleted(
+          fmt::format("host_callback accepted a callback on an idle stream and never ran it "
+                      "(not within {} s)",
+                      kStallBound.count())));
+    }
   }
   return SecondsSince(started);
 }
@@ -104,7 +111,8 @@ Expected<double> RecordEventToComplete(Fixture& fixture, int count) {
       return tl::unexpected(recorded.error());
     Error poll_error(ErrorCode::kInternal, "");
     bool failed = false;
-    auto completed = SpinUntil(
+    SE_EventStatus last = SE_EVENT_UNKNOWN;
+    const bool completed = SpinUntil(
         [&] {
           auto status = (*event)->Status();
           if (!status) {
@@ -112,11 +120,17 @@ Expected<double> RecordEventToComplete(Fixture& fixture, int count) {
             failed = true;
             return true;
           }
+          last = *status;
           return *status == SE_EVENT_COMPLETE || *status == SE_EVENT_ERROR;
         },
-        "the recorded event's completion");
+        kStallBound);
     if (failed) return tl::unexpected(poll_error);
-    if (!completed) return tl::unexpected(completed.error());
+    if (!completed) {
+      return tl::unexpected(NeverCompleted(
+          fmt::format("an event recorded on an idle stream never completed: get_event_status still "
+                      "answered {} after {} s",
+                      EventStatusName(last), kStallBound.count())));
+    }
   }
   return SecondsSince(started);
 }
@@ -238,7 +252,11 @@ LatencyResult Measure(const LatencyOperation& operation, Fixture& fixture,
   auto calibrated = CalibrateBatch([&](int count) { return operation.run(fixture, count); },
                                    kMaxOperationsPerSample);
   if (!calibrated) {
-    result.error = calibrated.error().message();
+    if (calibrated.error().code() == ErrorCode::kTimeout) {
+      MarkNotMeasurable(result, calibrated.error().message());
+    } else {
+      result.error = calibrated.error().message();
+    }
     return result;
   }
   const int count = *calibrated;
@@ -249,7 +267,11 @@ LatencyResult Measure(const LatencyOperation& operation, Fixture& fixture,
     return *seconds / count * 1e9;
   });
   if (!samples) {
-    result.error = samples.error().message();
+    if (samples.error().code() == ErrorCode::kTimeout) {
+      MarkNotMeasurable(result, samples.error().message());
+    } else {
+      result.error = samples.error().message();
+    }
     return result;
   }
   result.ns = Describe(samples->values);

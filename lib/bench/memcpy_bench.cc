@@ -2,12 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/byte_sizes.h"
 #include "bench/copy_measurement.h"
 #include "bench/copy_verification.h"
 #include "bench/host_ceiling.h"
+#include "bench/physical_bounds.h"
+#include "bench/plugin_health.h"
 #include "bench/statistics.h"
 #include "host/platform.h"
 
@@ -27,8 +33,9 @@ constexpr uint64_t kLargerThanCaches = uint64_t{64} << 20;
 constexpr int kWarmupCopies = 3;
 
 std::vector<Path> PlanPaths(const MemcpyBenchOptions& options, const host::Device& device) {
-  const std::vector<HostMemory> host_memories =
-      options.host_memories.empty() ? DefaultHostMemories(device) : options.host_memories;
+  const std::vector<HostMemory> host_memories = options.host_memories.empty()
+                                                    ? DefaultHostMemories(device, options.avoid)
+                                                    : options.host_memories;
   std::vector<Path> paths;
   for (const Direction direction : options.directions) {
     for (const CopyMode mode : options.modes) {
@@ -64,9 +71,58 @@ void JudgePlausibility(const host::Device& device, double median_gbps, std::stri
   }
 }
 
+// The plugin functions a path calls whatever happens: its stream, its
+// buffers, the copy itself, the way data is put on and read off the device
+// (setup, the completion probe, verification) and the stream's wait.
+constexpr PluginFunction kNeededByEveryPath[] = {
+    PluginFunction::kCreateStream, PluginFunction::kDestroyStream, PluginFunction::kAllocate,
+    PluginFunction::kDeallocate,   PluginFunction::kMemcpyHtoD,    PluginFunction::kMemcpyDtoH};
+
+// "SP_StreamExecutor.create_stream, which is broken: stream.create crashed".
+std::string BrokenFunction(const AvoidedFunction& avoided) {
+  return fmt::format("{}, which is broken: {}", abi::QualifiedName(avoided.function), avoided.why);
+}
+
+std::vector<PluginFunction> NeededFunctions(const host::Device& device, const Path& path) {
+  std::vector<PluginFunction> needed(std::begin(kNeededByEveryPath), std::end(kNeededByEveryPath));
+  needed.push_back(CopyFunction(path));
+  for (const PluginFunction waits :
+       CompletionRoute(device, {path.direction, path.host_memory, CopyMode::kAsync})) {
+    needed.push_back(waits);
+  }
+  if (path.host_memory == HostMemory::kPinned) {
+    needed.push_back(PluginFunction::kHostMemoryAllocate);
+    needed.push_back(PluginFunction::kHostMemoryDeallocate);
+  }
+  return needed;
+}
+
+// Why `path` cannot be measured before anything is tried: its completion is
+// signalled by a function known broken or learned to signal early, or it
+// needs one that crashes or hangs. nullopt when it may be measured.
+std::optional<std::string> WhyNotMeasurableBeforehand(const host::Device& device, const Path& path,
+                                                      const PluginHealth& health) {
+  const PluginFunction completion = CompletionFunction(device, path);
+  if (auto early = health.EarlyCompletion(completion)) return early;
+  if (path.mode == CopyMode::kAsync) {
+    for (const PluginFunction waits : CompletionRoute(device, path)) {
+      if (const AvoidedFunction* avoided = health.Avoided(waits)) {
+        return fmt::format("the copies' completion rests on {}", BrokenFunction(*avoided));
+      }
+    }
+  }
+  for (const PluginFunction needed : NeededFunctions(device, path)) {
+    const AvoidedFunction* avoided = health.Avoided(needed);
+    if (avoided != nullptr && avoided->crashes_or_hangs) {
+      return fmt::format("it needs {}", BrokenFunction(*avoided));
+    }
+  }
+  return std::nullopt;
+}
+
 BandwidthResult MeasurePath(const host::Device& device, const Path& path, uint64_t bytes,
                             double ceiling_gbps, const MemcpyBenchOptions& options,
-                            LazyVerdicts& verdicts) {
+                            LazyVerdicts& verdicts, PluginHealth& health) {
   BandwidthResult result{.direction = path.direction,
                          .host_memory = path.host_memory,
                          .mode = path.mode,
@@ -76,20 +132,34 @@ BandwidthResult MeasurePath(const host::Device& device, const Path& path, uint64
     result.error = fmt::format("{}: {}", doing, error.message());
     return result;
   };
+  auto not_measurable = [&](std::string why) {
+    MarkNotMeasurable(result, std::move(why));
+    return result;
+  };
+  if (auto why = WhyNotMeasurableBeforehand(device, path, health)) return not_measurable(*why);
 
-  CopyMeasurement measurement(device, path, bytes);
+  CopyMeasurement measurement(device, path, bytes, health);
+  // A timed batch that showed its completion cannot be believed ends the
+  // measurement; any other failure is an error.
+  auto stop = [&](const Error& error, std::string_view doing) {
+    if (measurement.not_measurable()) return not_measurable(*measurement.not_measurable());
+    return fail(error, doing);
+  };
   if (auto prepared = measurement.Prepare(); !prepared)
     return fail(prepared.error(), "preparing buffers");
+  auto probed = measurement.ProbeCompletion(ceiling_gbps);
+  if (!probed) return fail(probed.error(), "checking the copies' completion");
+  if (*probed) return not_measurable(**probed);
 
   // Warm-up: single copies first (first touch, lazy setup in the plugin),
   // then gated batches growing until one is long enough to be a sample.
   auto first = measurement.TimeCopies(kWarmupCopies, /*gated=*/false);
-  if (!first) return fail(first.error(), "warming up");
+  if (!first) return stop(first.error(), "warming up");
   int calibration_copies = 0;
   auto copies =
       CalibrateBatch([&](int count) { return measurement.TimeCopies(count, /*gated=*/true); },
                      kMaxCopiesPerSample, &calibration_copies);
-  if (!copies) return fail(copies.error(), "warming up");
+  if (!copies) return stop(copies.error(), "warming up");
   result.copies_per_sample = *copies;
   result.warmup_copies = kWarmupCopies + calibration_copies;
 
@@ -104,7 +174,7 @@ BandwidthResult MeasurePath(const host::Device& device, const Path& path, uint64
       timer_gbps.push_back(bytes_per_sample / *timer_seconds / 1e9);
     return bytes_per_sample / *seconds / 1e9;
   });
-  if (!samples) return fail(samples.error(), "measuring");
+  if (!samples) return stop(samples.error(), "measuring");
 
   result.gbps = Describe(samples->values);
   result.stable = samples->stable;
@@ -113,9 +183,27 @@ BandwidthResult MeasurePath(const host::Device& device, const Path& path, uint64
     result.plugin_timer_gbps = Describe(timer_gbps);
   if (measurement.timer_problem())
     result.warnings.push_back("the plugin's timer failed: " + *measurement.timer_problem());
+  for (const std::string& note : measurement.notes()) result.warnings.push_back(note);
+  // A gate learned broken by an earlier path of the run was not used here.
+  if (path.mode == CopyMode::kAsync && measurement.notes().empty()) {
+    if (auto stall = health.Stall(PluginFunction::kHostCallback))
+      result.warnings.push_back(StalledGateNote(*stall));
+  }
   result.ratio_to_ceiling = ceiling_gbps > 0 ? result.gbps.median / ceiling_gbps : 0;
 
   if (options.verify) result.verification = measurement.Verify(verdicts);
+  if (auto impossible =
+          WhyPhysicallyImpossible(path.direction, result.gbps.median, "the host's clock")) {
+    return not_measurable(*impossible);
+  }
+  if (result.plugin_timer_gbps) {
+    if (auto impossible = WhyPhysicallyImpossible(path.direction, result.plugin_timer_gbps->median,
+                                                  "the plugin's timer")) {
+      // The host's clock stands; the plugin's is not shown.
+      result.plugin_timer_gbps.reset();
+      result.warnings.push_back(fmt::format("{}; its readings are not shown", *impossible));
+    }
+  }
   JudgePlausibility(device, result.gbps.median, "the host clock", result);
   if (result.plugin_timer_gbps)
     JudgePlausibility(device, result.plugin_timer_gbps->median, "the plugin's timer", result);
@@ -124,8 +212,33 @@ BandwidthResult MeasurePath(const host::Device& device, const Path& path, uint64
 
 }  // namespace
 
-std::vector<HostMemory> DefaultHostMemories(const host::Device& device) {
-  if (device.platform().Provides(PluginFunction::kHostMemoryAllocate)) return {HostMemory::kPinned};
+std::optional<std::string> WhyNothingMeasurable(const MemcpyBenchOptions& options) {
+  const PluginHealth health(options.avoid);
+  for (const PluginFunction needed : kNeededByEveryPath) {
+    const AvoidedFunction* avoided = health.Avoided(needed);
+    if (avoided != nullptr && avoided->crashes_or_hangs) {
+      return fmt::format("every copy path needs {}", BrokenFunction(*avoided));
+    }
+  }
+  const bool all_async = std::all_of(options.modes.begin(), options.modes.end(),
+                                     [](CopyMode mode) { return mode == CopyMode::kAsync; });
+  // A block_host_until_done the checks blamed is one the plugin provides,
+  // so it is the wait every async copy's completion rests on.
+  if (const AvoidedFunction* wait = health.Avoided(PluginFunction::kBlockHostUntilDone);
+      wait != nullptr && all_async) {
+    return fmt::format("every copy's completion rests on {}", BrokenFunction(*wait));
+  }
+  return std::nullopt;
+}
+
+std::vector<HostMemory> DefaultHostMemories(const host::Device& device,
+                                            const std::vector<AvoidedFunction>& avoid) {
+  const PluginHealth health(avoid);
+  if (device.platform().Provides(PluginFunction::kHostMemoryAllocate) &&
+      health.Usable(PluginFunction::kHostMemoryAllocate) &&
+      health.Usable(PluginFunction::kHostMemoryDeallocate)) {
+    return {HostMemory::kPinned};
+  }
   return {HostMemory::kPageable};
 }
 
@@ -136,17 +249,26 @@ int CountMemcpySteps(const MemcpyBenchOptions& options, const host::Device& devi
 Expected<void> RunMemcpyBench(const host::Device& device, const MemcpyBenchOptions& options,
                               BenchReport& report, const ProgressCallback& progress) {
   const std::vector<Path> paths = PlanPaths(options, device);
+  // What the run learns of the plugin holds for every size and path.
+  PluginHealth health(options.avoid);
   for (const uint64_t bytes : options.sizes) {
     if (progress) progress(fmt::format("host memcpy {}", FormatByteSize(bytes)));
-    auto ceiling = MeasureHostCeiling(bytes, options.plan);
-    if (!ceiling) return tl::unexpected(ceiling.error());
-    report.ceiling.push_back(*ceiling);
+    const bool any_measurable = std::any_of(paths.begin(), paths.end(), [&](const Path& path) {
+      return !WhyNotMeasurableBeforehand(device, path, health);
+    });
+    double ceiling_gbps = 0;
+    if (any_measurable) {
+      auto ceiling = MeasureHostCeiling(bytes, options.plan);
+      if (!ceiling) return tl::unexpected(ceiling.error());
+      report.ceiling.push_back(*ceiling);
+      ceiling_gbps = ceiling->gbps.median;
+    }
     // Shared by the paths of one size: a fault may depend on the size.
     LazyVerdicts verdicts(device, bytes);
     for (const Path& path : paths) {
       if (progress) progress(DescribePath(path, bytes));
       report.results.push_back(
-          MeasurePath(device, path, bytes, ceiling->gbps.median, options, verdicts));
+          MeasurePath(device, path, bytes, ceiling_gbps, options, verdicts, health));
     }
   }
   return {};

@@ -291,6 +291,13 @@ BandwidthResult CombineBandwidth(const std::vector<const BandwidthResult*>& runs
   combined.ceiling_gbps = Describe(ceilings).median;
   combined.ratio_to_ceiling =
       combined.ceiling_gbps > 0 ? combined.gbps.median / combined.ceiling_gbps : 0;
+  // A run whose numbers were no bandwidth makes the others' no more believable.
+  for (const BandwidthResult* run : runs) {
+    if (run->not_measurable) {
+      MarkNotMeasurable(combined, *run->not_measurable);
+      break;
+    }
+  }
   return combined;
 }
 
@@ -300,6 +307,12 @@ LatencyResult CombineLatency(const std::vector<const LatencyResult*>& runs) {
   combined.stable = MostlyStable(runs);
   for (const LatencyResult* run : runs) {
     if (!combined.error && run->error) combined.error = run->error;
+  }
+  for (const LatencyResult* run : runs) {
+    if (run->not_measurable) {
+      MarkNotMeasurable(combined, *run->not_measurable);
+      break;
+    }
   }
   return combined;
 }
@@ -321,8 +334,9 @@ Expected<BenchReport> CombineBenchRuns(std::vector<BenchReport> runs) {
   if (runs.size() == 1) return std::move(runs.front());
   const BenchReport& first = runs.front();
   for (const BenchReport& run : runs) {
+    // The ceilings may differ: a run skips the ceiling of a size none of
+    // whose paths it could measure.
     bool same = run.kind == first.kind && run.results.size() == first.results.size() &&
-                run.ceiling.size() == first.ceiling.size() &&
                 run.latency.size() == first.latency.size();
     for (size_t i = 0; same && i < run.results.size(); ++i) {
       same = SeriesKeyOf(run.results[i]) == SeriesKeyOf(first.results[i]) &&
@@ -340,11 +354,23 @@ Expected<BenchReport> CombineBenchRuns(std::vector<BenchReport> runs) {
   for (size_t i = 0; i < first.results.size(); ++i) {
     combined.results[i] = CombineBandwidth(Column(runs, &BenchReport::results, i));
   }
-  for (size_t i = 0; i < first.ceiling.size(); ++i) {
-    std::vector<Distribution> ceilings;
-    ceilings.reserve(runs.size());
-    for (const BenchReport& run : runs) ceilings.push_back(run.ceiling[i].gbps);
-    combined.ceiling[i].gbps = CombineRuns(ceilings);
+  // Each size's ceiling from every run that measured it, the sizes in the
+  // order the runs first measured them.
+  combined.ceiling.clear();
+  for (const BenchReport& run : runs) {
+    for (const CeilingResult& ceiling : run.ceiling) {
+      const bool combined_already =
+          std::any_of(combined.ceiling.begin(), combined.ceiling.end(),
+                      [&](const CeilingResult& done) { return done.bytes == ceiling.bytes; });
+      if (combined_already) continue;
+      std::vector<Distribution> ceilings;
+      for (const BenchReport& other : runs) {
+        for (const CeilingResult& same : other.ceiling) {
+          if (same.bytes == ceiling.bytes) ceilings.push_back(same.gbps);
+        }
+      }
+      combined.ceiling.push_back({.bytes = ceiling.bytes, .gbps = CombineRuns(ceilings)});
+    }
   }
   for (size_t i = 0; i < first.latency.size(); ++i) {
     combined.latency[i] = CombineLatency(Column(runs, &BenchReport::latency, i));

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <thread>
 
+#include "bench/spin_wait.h"
+
 namespace sectl::bench {
 
 // Shared by the gate and its callback, which may run after the gate is gone.
@@ -11,6 +13,7 @@ struct StreamGate::State {
   std::atomic<bool> open{false};
   std::atomic<bool> enqueue_returned{false};
   std::atomic<bool> ran_synchronously{false};
+  std::atomic<bool> ran{false};
   std::thread::id enqueuing_thread = std::this_thread::get_id();
 };
 
@@ -46,7 +49,10 @@ void WaitForOpen(StreamGate::State& state) {
 
 Expected<StreamGate> StreamGate::Close(host::Stream& stream) {
   auto state = std::make_shared<State>();
-  auto enqueued = stream.EnqueueHostCallback([state](TF_Status*) { WaitForOpen(*state); });
+  auto enqueued = stream.EnqueueHostCallback([state](TF_Status*) {
+    WaitForOpen(*state);
+    state->ran.store(true, std::memory_order_release);
+  });
   state->enqueue_returned = true;
   if (!enqueued) return tl::unexpected(enqueued.error());
   return StreamGate(std::move(state));
@@ -57,5 +63,11 @@ void StreamGate::Open() {
 }
 
 bool StreamGate::held() const { return state_ && !state_->ran_synchronously.load(); }
+
+bool StreamGate::ran() const { return state_ && state_->ran.load(std::memory_order_acquire); }
+
+bool StreamGate::WaitUntilRan(std::chrono::steady_clock::duration bound) const {
+  return SpinUntil([this] { return ran(); }, bound);
+}
 
 }  // namespace sectl::bench

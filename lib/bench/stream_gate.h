@@ -8,6 +8,7 @@
 // the way, and the measurement includes enqueueing, as it must.
 #pragma once
 
+#include <chrono>
 #include <memory>
 
 #include "base/error.h"
@@ -33,6 +34,12 @@ class StreamGate {
   // Whether work queued after the gate really waited for Open(): false when
   // the plugin ran the callback synchronously.
   bool held() const;
+
+  // Whether the gate's callback has run to its end. Once the stream is
+  // done it must have: it was queued before everything the gate held.
+  bool ran() const;
+  // Waits up to `bound` for ran(); whether it did.
+  bool WaitUntilRan(std::chrono::steady_clock::duration bound) const;
 
   struct State;
 
