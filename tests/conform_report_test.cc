@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 #include <string>
@@ -243,6 +244,42 @@ TEST(ConformTable, ShowsThroughputBeforeTheVerdict) {
   EXPECT_TRUE(Contains(table, "h2d pinned")) << table;
   EXPECT_TRUE(Contains(table, "d2d           not measured: preparing buffers")) << table;
   EXPECT_LT(table.find("Throughput"), table.find("conformant")) << table;
+}
+
+// A throughput section that could not honestly measure: one path whose
+// completion was signalled early, and a section skipped outright.
+TEST(ConformThroughput, NotMeasurableAndSkippedAreSaidNotNumbered) {
+  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  ConformReport report = WithThroughput(PassingReport());
+  report.throughput->results[0].median_gbps = kNone;
+  report.throughput->results[0].ratio_to_ceiling = kNone;
+  report.throughput->results[0].not_measurable =
+      "block_host_until_done returned before the copy's bytes had arrived";
+  const std::string text = ConformReportToJson(report);
+  EXPECT_EQ(ValidateAgainstSchema(text).exit_code, 0) << ValidateAgainstSchema(text).err;
+  const auto document = nlohmann::json::parse(text);
+  EXPECT_TRUE(document["throughput"]["results"][0]["median_gbps"].is_null());
+  const Expected<ConformReport> read = ConformReportFromJson(text);
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(read->throughput->results[0].not_measurable,
+            report.throughput->results[0].not_measurable);
+  EXPECT_FALSE(read->throughput->results[1].not_measurable);
+  const std::string table = RenderConformTable(report, {});
+  EXPECT_TRUE(Contains(table, "h2d pinned    not measurable: block_host_until_done returned"))
+      << table;
+  EXPECT_FALSE(Contains(table, "nan")) << table;
+
+  report.throughput->skipped =
+      "every copy's completion rests on SP_StreamExecutor.block_host_until_done, which is "
+      "broken: stream.block_host_until_done failed";
+  const std::string skipped = ConformReportToJson(report);
+  EXPECT_EQ(ValidateAgainstSchema(skipped).exit_code, 0) << ValidateAgainstSchema(skipped).err;
+  const Expected<ConformReport> read_skipped = ConformReportFromJson(skipped);
+  ASSERT_TRUE(read_skipped) << read_skipped.error().message();
+  EXPECT_EQ(read_skipped->throughput->skipped, report.throughput->skipped);
+  EXPECT_TRUE(Contains(RenderConformTable(report, {}),
+                       "skipped, not measurable: every copy's completion rests on"))
+      << RenderConformTable(report, {});
 }
 
 TEST(ConformJson, WritesTheDocumentedKeysInOrder) {

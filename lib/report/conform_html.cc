@@ -588,6 +588,10 @@ void WriteThroughput(HtmlWriter& out, const Throughput& throughput) {
     out.Element("p", "Not measured: " + *throughput.error);
     return;
   }
+  if (throughput.skipped) {
+    out.Element("p", "Skipped, not measurable: " + *throughput.skipped);
+    return;
+  }
   out.Open("table");
   out.Raw(
       "<thead><tr><th>Path</th><th class=\"number\">GB/s</th><th class=\"number\">Of host "
@@ -602,6 +606,8 @@ void WriteThroughput(HtmlWriter& out, const Throughput& throughput) {
                           : fmt::format("{} {}", result.direction, result.host_memory));
     if (result.error) {
       out.Element("td", "not measured: " + *result.error, {{"colspan", "3"}});
+    } else if (result.not_measurable) {
+      out.Element("td", "not measurable: " + *result.not_measurable, {{"colspan", "3"}});
     } else {
       out.Element("td", fmt::format("{:.2f}", result.median_gbps), {{"class", "number"}});
       out.Element("td", fmt::format("{:.0f}%", result.ratio_to_ceiling * 100),

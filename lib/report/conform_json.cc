@@ -160,14 +160,18 @@ Throughput ReadThroughput(JsonReader in) {
   in.Count("bytes", throughput.bytes);
   in.Number("ceiling_gbps", throughput.ceiling_gbps);
   in.NullableString("error", throughput.error);
+  // Both added without a new schema version: absent in older reports.
+  if (in.Has("skipped")) in.NullableString("skipped", throughput.skipped);
   for (JsonReader result : in.ObjectList("results")) {
     ThroughputResult& read = throughput.results.emplace_back();
     result.String("direction", read.direction);
     result.String("host_memory", read.host_memory);
-    result.Number("median_gbps", read.median_gbps);
-    result.Number("ratio_to_ceiling", read.ratio_to_ceiling);
+    // null where the path was not measurable.
+    result.NumberOrNull("median_gbps", read.median_gbps);
+    result.NumberOrNull("ratio_to_ceiling", read.ratio_to_ceiling);
     result.String("verification", read.verification);
     result.NullableString("error", read.error);
+    if (result.Has("not_measurable")) result.NullableString("not_measurable", read.not_measurable);
   }
   return throughput;
 }
@@ -185,11 +189,13 @@ OrderedJson ThroughputToJson(const std::optional<Throughput>& throughput) {
                        {"median_gbps", result.median_gbps},
                        {"ratio_to_ceiling", result.ratio_to_ceiling},
                        {"verification", result.verification},
-                       {"error", NullableText(result.error)}});
+                       {"error", NullableText(result.error)},
+                       {"not_measurable", NullableText(result.not_measurable)}});
   }
   return {{"bytes", throughput->bytes},
           {"ceiling_gbps", throughput->ceiling_gbps},
           {"error", NullableText(throughput->error)},
+          {"skipped", NullableText(throughput->skipped)},
           {"results", std::move(results)}};
 }
 

@@ -189,6 +189,9 @@ struct ThroughputResult {
   double ratio_to_ceiling = 0;
   std::string verification;          // "passed", "failed: ...", "not verified: ..."
   std::optional<std::string> error;  // the path could not be measured
+  // Why what was timed is no bandwidth (bench_report.h's not_measurable);
+  // median_gbps and ratio_to_ceiling are then not finite.
+  std::optional<std::string> not_measurable;
 };
 
 struct Throughput {
@@ -196,6 +199,10 @@ struct Throughput {
   double ceiling_gbps = 0;  // the host's own memcpy at the same size
   std::vector<ThroughputResult> results;
   std::optional<std::string> error;  // nothing could be measured
+  // Why nothing was measurable: the functions every copy path needs are
+  // known broken from the checks, or every path came back not measurable
+  // for the same reason.
+  std::optional<std::string> skipped;
 };
 
 // How a run chose its checks (conform's --filter, --shard, --repeat,

@@ -380,6 +380,9 @@ std::string ThroughputLine(const ThroughputResult& result) {
                                : fmt::format("{} {}", result.direction, result.host_memory);
   if (result.error)
     return fmt::format("  {:<13} not measured: {}", path, Writer::Clean(*result.error));
+  if (result.not_measurable) {
+    return fmt::format("  {:<13} not measurable: {}", path, Writer::Clean(*result.not_measurable));
+  }
   std::string line = fmt::format("  {:<13} {:>8.2f}  {:>4.0f}% of host memcpy", path,
                                  result.median_gbps, result.ratio_to_ceiling * 100);
   if (result.verification != "passed") line += "  " + Writer::Clean(result.verification);
@@ -394,6 +397,11 @@ void WriteThroughput(Writer& out, const Throughput& throughput) {
            kHangingIndent);
   if (throughput.error) {
     out.Line(fmt::format("  not measured: {}", Writer::Clean(*throughput.error)),
+             2 + kHangingIndent);
+    return;
+  }
+  if (throughput.skipped) {
+    out.Line(fmt::format("  skipped, not measurable: {}", Writer::Clean(*throughput.skipped)),
              2 + kHangingIndent);
     return;
   }
