@@ -1,9 +1,9 @@
-// Completion that cannot be believed, end to end: `sectl bench` on plugins
-// whose wait returns before the copies are done, whose host callbacks never
-// run, or whose events never complete (reference_plugins/faulty/bench.cmake).
-// They must say "not measurable" and why, fail bench's exit status, and end
-// quickly; a plugin that can be measured by another route is, with real
-// numbers.
+// Completion that cannot be believed, end to end: `sectl bench` and conform's
+// throughput section on plugins whose wait returns before the copies are
+// done, whose host callbacks never run, or whose events never complete
+// (reference_plugins/faulty/bench.cmake). They must say "not measurable" and
+// why, fail bench's exit status, and end quickly; a plugin that can be
+// measured by another route is, with real numbers.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -202,6 +202,78 @@ TEST(BenchCompletionTest, AnOperationThatNeverCompletesIsNotMeasurable) {
   // does not fail bench memcpy.
   const Timed memcpy = RunTimed(Memcpy(Faulty("event_never_completes")));
   EXPECT_EQ(memcpy.result.exit_code, 0) << memcpy.result.out << memcpy.result.err;
+}
+
+// ---------------------------------------------------------------------------
+// conform's throughput section
+
+json Throughput(const std::vector<std::string>& conform_arguments, Clock::duration* took) {
+  std::vector<std::string> arguments = {"conform"};
+  arguments.insert(arguments.end(), conform_arguments.begin(), conform_arguments.end());
+  arguments.insert(arguments.end(), {"--report", "json"});
+  const Timed run = RunTimed(arguments);
+  if (took != nullptr) *took = run.took;
+  return ParseJson(run.result)["throughput"];
+}
+
+TEST(ConformThroughputTest, IsSkippedAtOnceWhenTheChecksFoundTheWaitBroken) {
+  Clock::duration took{};
+  const json throughput = Throughput(
+      {Faulty("block_returns_at_once"), "--filter", "stream.block_host_until_done"}, &took);
+  ASSERT_TRUE(throughput.is_object()) << throughput.dump(2);
+  ASSERT_TRUE(throughput["skipped"].is_string()) << throughput.dump(2);
+  EXPECT_EQ(throughput["skipped"],
+            "every copy's completion rests on SP_StreamExecutor.block_host_until_done, which is "
+            "broken: stream.block_host_until_done failed");
+  EXPECT_TRUE(throughput["results"].empty()) << "nothing was started";
+  EXPECT_LT(took, kQuickly);
+}
+
+TEST(ConformThroughputTest, FindsAWaitThatReturnsEarlyWhenNoCheckDid) {
+  const json throughput =
+      Throughput({Faulty("block_returns_at_once"), "--filter", "device.*"}, nullptr);
+  ASSERT_TRUE(throughput.is_object()) << throughput.dump(2);
+  ASSERT_TRUE(throughput["skipped"].is_string()) << throughput.dump(2);
+  EXPECT_TRUE(Contains(throughput["skipped"], "block_host_until_done returned before"))
+      << throughput["skipped"];
+  ASSERT_EQ(throughput["results"].size(), 3u);
+  for (const json& result : throughput["results"]) {
+    EXPECT_TRUE(result["not_measurable"].is_string()) << result.dump(2);
+    EXPECT_TRUE(result["median_gbps"].is_null()) << result.dump(2);
+  }
+}
+
+TEST(ConformThroughputTest, RoutesAroundACallbackTheChecksFoundBroken) {
+  // callback.called_once fails on host_callback: the throughput times the
+  // copies without its gate, at once, with numbers a machine can reach.
+  for (const std::string& filter : {std::string("callback.called_once"), std::string("device.*")}) {
+    Clock::duration took{};
+    const json throughput =
+        Throughput({Faulty("callback_never_called"), "--filter", filter}, &took);
+    ASSERT_TRUE(throughput.is_object()) << throughput.dump(2);
+    EXPECT_TRUE(throughput["skipped"].is_null()) << throughput.dump(2);
+    EXPECT_TRUE(throughput["error"].is_null()) << throughput.dump(2);
+    const double ceiling = throughput["ceiling_gbps"].get<double>();
+    ASSERT_EQ(throughput["results"].size(), 3u);
+    for (const json& result : throughput["results"]) {
+      EXPECT_TRUE(result["not_measurable"].is_null()) << result.dump(2);
+      EXPECT_LT(result["median_gbps"].get<double>(), 5 * ceiling) << result.dump(2);
+    }
+    EXPECT_LT(took, kQuickly) << filter;
+  }
+}
+
+TEST(ConformThroughputTest, TheCpuPluginIsMeasured) {
+  const json throughput =
+      Throughput({ReferencePlugin("sectl_cpu"), "--filter", "device.count"}, nullptr);
+  ASSERT_TRUE(throughput.is_object()) << throughput.dump(2);
+  EXPECT_TRUE(throughput["skipped"].is_null());
+  ASSERT_EQ(throughput["results"].size(), 3u);
+  for (const json& result : throughput["results"]) {
+    EXPECT_TRUE(result["not_measurable"].is_null()) << result.dump(2);
+    EXPECT_GT(result["median_gbps"].get<double>(), 0) << result.dump(2);
+    EXPECT_EQ(result["verification"], "passed");
+  }
 }
 
 }  // namespace

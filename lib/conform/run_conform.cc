@@ -164,8 +164,10 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
     if (options.baseline) ApplyBaseline(*options.baseline, options.today, report.results);
     if (options.throughput && options.profile == kTensorFlowProfile &&
         isolation::InterruptedBy() == 0) {
-      report.throughput = MeasureThroughput(options.settings, options.isolate, options.timeout,
-                                            options.confinement);
+      // What the checks found broken is not relied on, nor waited for.
+      report.throughput =
+          MeasureThroughput(options.settings, options.isolate, options.timeout, options.confinement,
+                            KnownBrokenFunctions(report.results));
     }
   }
   if (const int signal = isolation::InterruptedBy(); signal != 0) {
