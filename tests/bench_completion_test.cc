@@ -16,8 +16,27 @@
 
 #include "sectl_process.h"
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SECTL_UNDER_THREAD_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SECTL_UNDER_THREAD_SANITIZER 1
+#endif
+
 namespace sectl::testing {
 namespace {
+
+// A wait that returns before the copies are done lets sectl look at memory
+// the plugin's worker is still writing: the plugin's race, which
+// ThreadSanitizer reports (and fails the measuring process for) as it should.
+#if defined(SECTL_UNDER_THREAD_SANITIZER)
+#define SKIP_WHERE_THE_PLUGINS_RACE_IS_REPORTED() \
+  GTEST_SKIP() << "ThreadSanitizer reports the plugin's own race, which is the fault"
+#else
+#define SKIP_WHERE_THE_PLUGINS_RACE_IS_REPORTED() static_cast<void>(0)
+#endif
 
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
@@ -80,6 +99,7 @@ std::vector<std::string> Memcpy(const std::string& plugin, std::vector<std::stri
 // bench memcpy
 
 TEST(BenchCompletionTest, AWaitThatReturnsBeforeTheCopiesIsNotMeasurableInEveryFormat) {
+  SKIP_WHERE_THE_PLUGINS_RACE_IS_REPORTED();
   const std::string plot = TemporaryPath("not_measurable") + ".svg";
   const std::string html = TemporaryPath("not_measurable") + ".html";
   const Timed json_run = RunTimed(Memcpy(Faulty("block_returns_at_once"),
@@ -157,6 +177,7 @@ TEST(BenchCompletionTest, TheCpuPluginStillMeasuresWithItsGate) {
 }
 
 TEST(BenchCompletionTest, CompareCallsANotMeasurableResultNotComparable) {
+  SKIP_WHERE_THE_PLUGINS_RACE_IS_REPORTED();
   const std::string saved = TemporaryPath("bench_cpu_saved.json");
   const Timed baseline =
       RunTimed(Memcpy(ReferencePlugin("sectl_cpu"), {"--report", "json", "-o", saved}));
@@ -230,6 +251,7 @@ TEST(ConformThroughputTest, IsSkippedAtOnceWhenTheChecksFoundTheWaitBroken) {
 }
 
 TEST(ConformThroughputTest, FindsAWaitThatReturnsEarlyWhenNoCheckDid) {
+  SKIP_WHERE_THE_PLUGINS_RACE_IS_REPORTED();
   const json throughput =
       Throughput({Faulty("block_returns_at_once"), "--filter", "device.*"}, nullptr);
   ASSERT_TRUE(throughput.is_object()) << throughput.dump(2);
