@@ -36,10 +36,18 @@ std::optional<std::string> FirstMismatch(std::span<const std::byte> expected,
                                          std::span<const std::byte> found) {
   const size_t length = std::min(expected.size(), found.size());
   if (std::memcmp(expected.data(), found.data(), length) == 0) return std::nullopt;
-  size_t index = 0;
-  while (expected[index] == found[index]) ++index;  // memcmp found a difference
-  return fmt::format("byte {} of {}: expected 0x{:02x}, found 0x{:02x}", index, expected.size(),
-                     static_cast<unsigned>(expected[index]), static_cast<unsigned>(found[index]));
+  // memcmp found a difference. `found` may be changing under us (a copy a
+  // plugin said was done, still arriving: completion_probe.cc), so each
+  // byte is read once and the search stays within the buffers.
+  for (size_t index = 0; index < length; ++index) {
+    const std::byte want = expected[index];
+    const std::byte got = found[index];
+    if (want != got) {
+      return fmt::format("byte {} of {}: expected 0x{:02x}, found 0x{:02x}", index, expected.size(),
+                         static_cast<unsigned>(want), static_cast<unsigned>(got));
+    }
+  }
+  return std::nullopt;  // the difference arrived at the right bytes meanwhile
 }
 
 }  // namespace sectl::bench
