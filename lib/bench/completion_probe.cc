@@ -22,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <span>
 
 #include "bench/copy_measurement.h"
 #include "bench/spin_wait.h"
@@ -33,16 +34,24 @@ namespace {
 using abi::PluginFunction;
 using Clock = std::chrono::steady_clock;
 
-// Contents no copy of the pattern leaves: the destination before the
-// probe's copy, and its read-back buffer before the read.
-constexpr uint64_t kPoisonSeed = 0x5EC7'0003'0000;
-constexpr uint64_t kReadBackPoisonSeed = 0x5EC7'0004'0000;
+// What the destination holds before the probe's copy, and its read-back
+// buffer before the read: one byte each, which the copied pattern (random
+// bytes) differs from almost everywhere, written at memset's speed, since
+// at 256 MiB filling with a pattern costs more than the probe's copies.
+constexpr std::byte kPoison{0xA5};
+constexpr std::byte kReadBackPoison{0x5A};
 // Bytes signalled early arrive once the copy has run: at most a few times
 // as long as the host's own memcpy takes for them, on any device worth
 // measuring, and soon on a busy machine. Waiting is bounded by this many
 // times that, within [kShortestArrivalWait, kStallBound]; a copy that
 // never produces the right bytes costs this once per run.
 constexpr double kArrivalWaitOverCeiling = 20;
+// The probe copies no more than this: enough for its copy to take far
+// longer than the microseconds between a completion signal and the look at
+// the destination, on any device (32 MiB is 0.6 ms over the fastest host
+// link); less than a larger size's own copy, whose four copies per path
+// would cost a sweep a tenth of its time.
+constexpr uint64_t kLargestProbeBytes = uint64_t{32} << 20;
 constexpr auto kShortestArrivalWait = std::chrono::milliseconds(50);
 
 Clock::duration ArrivalWait(uint64_t bytes, double ceiling_gbps) {
@@ -55,9 +64,10 @@ Clock::duration ArrivalWait(uint64_t bytes, double ceiling_gbps) {
 
 }  // namespace
 
-Expected<void> CopyMeasurement::Poison(uint64_t seed) {
+Expected<void> CopyMeasurement::Poison() {
   if (path_.direction == Direction::kDeviceToHost) {
-    FillPattern(host_, seed);
+    const std::span<std::byte> destination = host_.first(probe_bytes_);
+    std::fill(destination.begin(), destination.end(), kPoison);
     return {};
   }
   if (!read_back_) {
@@ -65,41 +75,46 @@ Expected<void> CopyMeasurement::Poison(uint64_t seed) {
     if (!buffer) return tl::unexpected(buffer.error());
     read_back_ = std::move(*buffer);
   }
-  FillPattern(read_back_->bytes(), seed);
+  const std::span<std::byte> poison = read_back_->bytes().first(probe_bytes_);
+  std::fill(poison.begin(), poison.end(), kPoison);
   const host::DeviceMemory& destination =
       path_.direction == Direction::kHostToDevice ? device_a_ : device_b_;
   // In the path's own form, so that a sync probe does not wait on the
   // stream, nor an async one on a sync copy.
   if (path_.mode == CopyMode::kSync && device_.platform().Provides(PluginFunction::kSyncMemcpyHtoD))
-    return device_.SyncMemcpyHtoD(destination.base(), read_back_->data(), bytes_);
-  return Upload(destination, read_back_->bytes());
+    return device_.SyncMemcpyHtoD(destination.base(), poison.data(), poison.size());
+  return Upload(destination, poison);
 }
 
 Expected<void> CopyMeasurement::StartObserving() {
   if (path_.direction == Direction::kDeviceToHost) return {};
-  FillPattern(read_back_->bytes(), kReadBackPoisonSeed);
+  const std::span<std::byte> read = read_back_->bytes().first(probe_bytes_);
+  std::fill(read.begin(), read.end(), kReadBackPoison);
   const host::DeviceMemory& destination =
       path_.direction == Direction::kHostToDevice ? device_a_ : device_b_;
   if (path_.mode == CopyMode::kSync &&
       device_.platform().Provides(PluginFunction::kSyncMemcpyDtoH)) {
-    return device_.SyncMemcpyDtoH(read_back_->data(), destination.base(), bytes_);
+    return device_.SyncMemcpyDtoH(read.data(), destination.base(), read.size());
   }
-  if (auto read = stream_->MemcpyDtoH(read_back_->data(), destination.base(), bytes_); !read)
-    return read;
+  if (auto started = stream_->MemcpyDtoH(read.data(), destination.base(), read.size()); !started)
+    return started;
   return stream_->BlockHostUntilDone();
 }
 
 std::optional<std::string> CopyMeasurement::ObservedDifference() const {
-  if (path_.direction == Direction::kDeviceToHost) return FirstMismatch(expected_->bytes(), host_);
-  return FirstMismatch(expected_->bytes(), read_back_->bytes());
+  const std::span<const std::byte> expected = expected_->bytes().first(probe_bytes_);
+  if (path_.direction == Direction::kDeviceToHost)
+    return FirstMismatch(expected, host_.first(probe_bytes_));
+  return FirstMismatch(expected, read_back_->bytes().first(probe_bytes_));
 }
 
 Expected<std::optional<std::string>> CopyMeasurement::ProbeCompletion(double ceiling_gbps) {
   const PluginFunction completion = CompletionFunction(device_, path_);
   if (auto known = health_.EarlyCompletion(completion)) return known;
 
-  if (auto poisoned = Poison(kPoisonSeed); !poisoned) return tl::unexpected(poisoned.error());
-  if (auto copied = CopyOnce(); !copied) return tl::unexpected(copied.error());
+  probe_bytes_ = std::min(bytes_, kLargestProbeBytes);
+  if (auto poisoned = Poison(); !poisoned) return tl::unexpected(poisoned.error());
+  if (auto copied = CopyOnce(probe_bytes_); !copied) return tl::unexpected(copied.error());
   // A callback behind the copy: the stream is not done before it has run.
   auto behind = std::make_shared<std::atomic<bool>>(false);
   bool callback_queued = false;
@@ -120,7 +135,7 @@ Expected<std::optional<std::string>> CopyMeasurement::ProbeCompletion(double cei
     const std::string_view looked = path_.direction == Direction::kDeviceToHost
                                         ? "the host buffer it copied into"
                                         : "the destination, read back,";
-    if (SpinUntil([&] { return !ObservedDifference(); }, ArrivalWait(bytes_, ceiling_gbps))) {
+    if (SpinUntil([&] { return !ObservedDifference(); }, ArrivalWait(probe_bytes_, ceiling_gbps))) {
       why = fmt::format(
           "{} returned before the copy's bytes had arrived ({}): right after it returned, {} "
           "still differed ({}); the right bytes were there {:.1f} ms later",
@@ -154,11 +169,7 @@ Expected<std::optional<std::string>> CopyMeasurement::ProbeCompletion(double cei
 
   // The destination again as Prepare left it, so that the measured copies
   // must write it for verification to pass.
-  if (path_.direction == Direction::kDeviceToHost) {
-    FillPattern(host_, bytes_ + 1);
-    return std::nullopt;
-  }
-  if (auto poisoned = Poison(kPoisonSeed); !poisoned) return tl::unexpected(poisoned.error());
+  if (auto poisoned = Poison(); !poisoned) return tl::unexpected(poisoned.error());
   return std::nullopt;
 }
 

@@ -155,18 +155,20 @@ Expected<void> CopyMeasurement::Upload(const host::DeviceMemory& destination,
   return stream_->BlockHostUntilDone();
 }
 
-Expected<void> CopyMeasurement::CopyOnce() {
+Expected<void> CopyMeasurement::CopyOnce() { return CopyOnce(bytes_); }
+
+Expected<void> CopyMeasurement::CopyOnce(uint64_t bytes) {
   const bool async = path_.mode == CopyMode::kAsync;
   switch (path_.direction) {
     case Direction::kHostToDevice:
-      return async ? stream_->MemcpyHtoD(device_a_.base(), host_.data(), bytes_)
-                   : device_.SyncMemcpyHtoD(device_a_.base(), host_.data(), bytes_);
+      return async ? stream_->MemcpyHtoD(device_a_.base(), host_.data(), bytes)
+                   : device_.SyncMemcpyHtoD(device_a_.base(), host_.data(), bytes);
     case Direction::kDeviceToHost:
-      return async ? stream_->MemcpyDtoH(host_.data(), device_a_.base(), bytes_)
-                   : device_.SyncMemcpyDtoH(host_.data(), device_a_.base(), bytes_);
+      return async ? stream_->MemcpyDtoH(host_.data(), device_a_.base(), bytes)
+                   : device_.SyncMemcpyDtoH(host_.data(), device_a_.base(), bytes);
     case Direction::kDeviceToDevice:
-      return async ? stream_->MemcpyDtoD(device_b_.base(), device_a_.base(), bytes_)
-                   : device_.SyncMemcpyDtoD(device_b_.base(), device_a_.base(), bytes_);
+      return async ? stream_->MemcpyDtoD(device_b_.base(), device_a_.base(), bytes)
+                   : device_.SyncMemcpyDtoD(device_b_.base(), device_a_.base(), bytes);
   }
   return {};
 }

@@ -84,6 +84,8 @@ class CopyMeasurement {
 
  private:
   Expected<void> CopyOnce();
+  // One copy of the first `bytes` of the path's buffers.
+  Expected<void> CopyOnce(uint64_t bytes);
   Expected<void> CopyOnceAndWait();
   // Waits for the copies in the path's form: the stream for async ones;
   // nothing for sync ones, which are done when they return.
@@ -106,9 +108,10 @@ class CopyMeasurement {
   // d2h: the host buffer must hold expected_.
   Verification VerifyHostHolds(LazyVerdicts& lazy);
 
-  // completion_probe.cc: the copy's destination, filled with bytes the copy
-  // must replace (in the path's own form), and how it is observed.
-  Expected<void> Poison(uint64_t seed);
+  // completion_probe.cc, each on the first probe_bytes_ of the buffers: the
+  // copy's destination, filled with bytes the copy must replace (in the
+  // path's own form), and how it is observed.
+  Expected<void> Poison();
   // Starts observing the destination: h2d and d2d read it back into
   // read_back_ (a read that may itself complete late); d2h needs nothing.
   Expected<void> StartObserving();
@@ -134,6 +137,7 @@ class CopyMeasurement {
   std::optional<std::string> not_measurable_;
   std::vector<std::string> notes_;
   bool gate_held_ = false;
+  uint64_t probe_bytes_ = 0;  // how much the completion probe copies
   // Declared last, so destroyed first: destroy_stream, which finishes the
   // stream's work, before the memory that work copies is freed, even on a
   // plugin whose wait returned before the work was done.
