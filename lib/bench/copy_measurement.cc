@@ -230,7 +230,13 @@ Expected<double> CopyMeasurement::TimeCopies(int copies, bool gated) {
 }
 
 bool CopyMeasurement::GateUsable() const {
-  return health_.Usable(PluginFunction::kHostCallback) &&
+  // A copy between the device and pageable memory may wait for the work
+  // queued before it (CUDA stages it through pinned buffers, and its
+  // device-to-host copy returns only once complete): behind a closed gate it
+  // would wait for a gate only this thread can open. So pageable paths are
+  // timed from the first enqueue, as sectl-cuda-baseline times them.
+  return path_.host_memory != HostMemory::kPageable &&
+         health_.Usable(PluginFunction::kHostCallback) &&
          device_.platform().Provides(PluginFunction::kHostCallback);
 }
 

@@ -156,9 +156,11 @@ BandwidthResult MeasurePath(const host::Device& device, const Path& path, uint64
   auto first = measurement.TimeCopies(kWarmupCopies, /*gated=*/false);
   if (!first) return stop(first.error(), "warming up");
   int calibration_copies = 0;
-  auto copies =
-      CalibrateBatch([&](int count) { return measurement.TimeCopies(count, /*gated=*/true); },
-                     kMaxCopiesPerSample, &calibration_copies);
+  const bool behind_a_gate =
+      path.mode == CopyMode::kAsync && path.host_memory != HostMemory::kPageable;
+  auto copies = CalibrateBatch(
+      [&](int count) { return measurement.TimeCopies(count, /*gated=*/true); },
+      behind_a_gate ? kMaxCopiesBehindAGate : kMaxCopiesPerSample, &calibration_copies);
   if (!copies) return stop(copies.error(), "warming up");
   result.copies_per_sample = *copies;
   result.warmup_copies = kWarmupCopies + calibration_copies;
