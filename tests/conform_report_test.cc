@@ -809,6 +809,18 @@ TEST(ConformTable, ShowsWhatWentWrong) {
   EXPECT_TRUE(Contains(table, "init \\x01 done")) << table;
 }
 
+// A blocked check is one line that points at the root causes, where what
+// stopped it is told once; -v keeps its own account.
+TEST(ConformTable, ABlockedCheckIsOneLine) {
+  const std::string table = RenderConformTable(SampleReport(), {});
+  EXPECT_TRUE(
+      Contains(table, "          blocked by SP_StreamExecutor.memcpy_dtoh: see Root causes\n"))
+      << table;
+  EXPECT_FALSE(Contains(table, "blocked: the process crashed")) << table;
+  const std::string verbose = RenderConformTable(SampleReport(), {.verbose = true});
+  EXPECT_TRUE(Contains(verbose, "blocked: the process crashed with SIGSEGV")) << verbose;
+}
+
 TEST(ConformTable, VerboseShowsDetailsOfPassesToo) {
   ConformReport report = PassingReport();
   report.results[0].message = "all 17 sizes copied intact";

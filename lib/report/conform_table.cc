@@ -228,7 +228,21 @@ void WriteLogHead(Writer& out, std::string_view log) {
   }
 }
 
+// Whether a result is a check that could not run because of a function
+// another check tests: blocked (required), or not run (settled as a skip).
+bool BlockedByACulprit(const CheckResult& result) {
+  return result.observed_status.value_or(result.status) == CheckStatus::kBlocked &&
+         !result.culprits.empty();
+}
+
 void WriteDetails(Writer& out, const CheckResult& result) {
+  // A blocked check is one line: what stopped it is told once, in the root
+  // causes (and by the check that tests the function); -v and the JSON have
+  // each blocked check's own account.
+  if (BlockedByACulprit(result) && !out.style().verbose) {
+    out.Indented(fmt::format("blocked by {}: see Root causes", Writer::Clean(result.culprits[0])));
+    return;
+  }
   // The JSON keeps every finding; here a finding repeated for every size
   // or offset is shown once, unless --verbose asks for all.
   if (!result.message.empty()) {
