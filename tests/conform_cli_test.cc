@@ -478,5 +478,17 @@ TEST(Conform, ShardFromGoogleTestEnvironment) {
   EXPECT_GT(second_half["results"].size(), 0u);
 }
 
+// A report file that cannot be written is a usage error found before any
+// check runs, not after minutes of them (issue 29, item 4).
+TEST(Conform, AnUnwritableReportPathIsAUsageErrorBeforeRunning) {
+  for (const char* flag : {"-o", "--junit", "--write-baseline"}) {
+    const CommandResult run = RunSectl({"conform", "--no-throughput", flag, "/nonexistent/dir/x"});
+    EXPECT_EQ(run.exit_code, 2) << flag << ": " << run.err;
+    EXPECT_EQ(run.err, std::string("sectl: error: ") + flag +
+                           " /nonexistent/dir/x: the directory /nonexistent/dir does not exist\n");
+    EXPECT_TRUE(run.out.empty()) << flag << ": the suite ran: " << run.out;
+  }
+}
+
 }  // namespace
 }  // namespace sectl

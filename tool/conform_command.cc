@@ -324,9 +324,15 @@ int RunConformCommand(const ConformCommandOptions& options) {
     if (auto none = NoCheckSelected(*profile, selection)) return ReportUsageError(*none);
     return ListChecks(options, *profile, selection, formats->list);
   }
-  // An --html file that cannot be written is found before the checks run.
-  if (auto html = CheckReportDestination(options.html_output, "--html"); !html) {
-    return ReportUsageError(html.error().message());
+  // A report file that cannot be written is found before the checks run,
+  // not after minutes of them.
+  for (const auto& [path, flag] :
+       {std::pair{&options.output, "-o"}, std::pair{&options.junit_output, "--junit"},
+        std::pair{&options.html_output, "--html"},
+        std::pair{&options.write_baseline, "--write-baseline"}}) {
+    if (auto writable = CheckReportDestination(*path, flag); !writable) {
+      return ReportUsageError(writable.error().message());
+    }
   }
 
   conform::ConformOptions run;
