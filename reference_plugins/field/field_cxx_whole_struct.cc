@@ -46,6 +46,9 @@
 #ifndef FIELD_DESTROY_EVENT
 #define FIELD_DESTROY_EVENT FieldDestroyEvent
 #endif
+#ifndef FIELD_GET_EVENT_STATUS
+#define FIELD_GET_EVENT_STATUS FieldGetEventStatus
+#endif
 // How create_device turns down an ordinal it does not have.
 #ifndef FIELD_REFUSE_ORDINAL
 #define FIELD_REFUSE_ORDINAL(status) \
@@ -114,7 +117,7 @@ void CreateStreamExecutor(const SP_Platform* /*platform*/, SE_CreateStreamExecut
       .get_stream_status = FieldGetStreamStatus,
       .create_event = FieldCreateEvent,
       .destroy_event = FIELD_DESTROY_EVENT,
-      .get_event_status = FieldGetEventStatus,
+      .get_event_status = FIELD_GET_EVENT_STATUS,
       .record_event = FieldRecordEvent,
       .wait_for_event = FieldWaitForEvent,
       .create_timer = FIELD_CREATE_TIMER,

@@ -1,5 +1,6 @@
-// The field defect corpus: field_cxx_whole_struct with exactly one function
-// replaced by a defect seen in (or modelled on) real plugins. Built once per
+// The field defect corpus: field_cxx_whole_struct with one function (or the
+// few that go wrong together in one real plugin) replaced by a defect seen
+// in (or modelled on) real plugins. Built once per
 // FIELD_DEFECT_<NAME>; tests/field_corpus_test.cc asserts which check that
 // tests the broken function catches it, and that the rest pass or are
 // blocked by it.
@@ -28,6 +29,29 @@ inline TF_Bool HostCallback(const SP_Device*, SP_Stream, SE_StatusCallbackFn, vo
   return TF_OK;
 }
 #define FIELD_HOST_CALLBACK field_defect::HostCallback
+
+#elif defined(FIELD_DEFECT_CALLBACK_NEVER_RUNS)
+// Returns true ("enqueued") and never runs the callback, as TensorFlow's own
+// test plugin (stream_executor_test_util.cc) does; TensorFlow's waits for
+// copy completions and EventMgr then hang.
+inline TF_Bool HostCallback(const SP_Device*, SP_Stream, SE_StatusCallbackFn, void*) { return 1; }
+#define FIELD_HOST_CALLBACK field_defect::HostCallback
+
+#elif defined(FIELD_DEFECT_EVENT_UNKNOWN_NO_BUSY_WORK)
+// Three defects real plugins have, together: get_event_status answers
+// UNKNOWN whatever the event went through (TensorFlow's test plugin; its
+// EventMgr aborts on it), host_callback returns TF_OK (false) and never runs
+// the callback (the community sample, DirectML), and allocate sets nothing
+// (the test plugin). Nothing can keep a stream busy, so only an event
+// recorded on an idle stream shows the UNKNOWN.
+inline SE_EventStatus GetEventStatus(const SP_Device*, SP_Event) { return SE_EVENT_UNKNOWN; }
+inline TF_Bool HostCallback(const SP_Device*, SP_Stream, SE_StatusCallbackFn, void*) {
+  return TF_OK;
+}
+inline void Allocate(const SP_Device*, uint64_t, int64_t, SP_DeviceMemoryBase*) {}
+#define FIELD_GET_EVENT_STATUS field_defect::GetEventStatus
+#define FIELD_HOST_CALLBACK field_defect::HostCallback
+#define FIELD_ALLOCATE field_defect::Allocate
 
 #elif defined(FIELD_DEFECT_TIMER_UNSET)
 // The community sample: create_timer never sets the handle, start/stop do
