@@ -238,6 +238,44 @@ TEST(ConformJson, ReadsReportsWrittenBeforeTheThroughputSection) {
   EXPECT_FALSE(read->throughput.has_value());
 }
 
+// A report of a run that routed around a host_callback seen not to run.
+ConformReport WithLearnedBeforeChecks(ConformReport report) {
+  report.learned_before_checks = {
+      {"SP_StreamExecutor.host_callback",
+       "host_callback accepted a callback on an idle stream (returned true) and had not run it "
+       "1 s later"},
+      {"SP_StreamExecutor.allocate", "allocate returned no memory for 65536 bytes"}};
+  return report;
+}
+
+TEST(ConformJson, KeepsWhatWasLearnedBeforeTheChecks) {
+  const ConformReport sample = WithLearnedBeforeChecks(SampleReport());
+  const std::string text = ConformReportToJson(sample);
+  EXPECT_EQ(json::parse(text)["learned_before_checks"][0]["function"],
+            "SP_StreamExecutor.host_callback");
+  const Expected<ConformReport> read = ConformReportFromJson(text);
+  ASSERT_TRUE(read) << read.error().message();
+  ASSERT_EQ(read->learned_before_checks.size(), 2u);
+  EXPECT_EQ(read->learned_before_checks[1].function, "SP_StreamExecutor.allocate");
+  EXPECT_EQ(read->learned_before_checks[1].problem, sample.learned_before_checks[1].problem);
+  EXPECT_EQ(ConformReportToJson(*read), text);
+  EXPECT_EQ(ValidateAgainstSchema(text).exit_code, 0) << ValidateAgainstSchema(text).err;
+
+  json unknown_key = json::parse(text);
+  unknown_key["learned_before_checks"][0]["when"] = "before";
+  ExpectRejectedBySchema(unknown_key);
+}
+
+TEST(ConformJson, ReadsReportsWrittenBeforeAnythingWasLearnedBeforeTheChecks) {
+  auto document =
+      nlohmann::ordered_json::parse(ConformReportToJson(WithLearnedBeforeChecks(SampleReport())));
+  document.erase("learned_before_checks");
+  const Expected<ConformReport> read = ConformReportFromJson(document.dump());
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_TRUE(read->learned_before_checks.empty());
+  EXPECT_EQ(ValidateAgainstSchema(document.dump()).exit_code, 0);
+}
+
 TEST(ConformTable, ShowsThroughputBeforeTheVerdict) {
   const std::string table = RenderConformTable(WithThroughput(PassingReport()), {});
   EXPECT_TRUE(Contains(table, "Throughput at 16 MiB")) << table;
@@ -292,12 +330,14 @@ TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
   const auto document = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
   for (const auto& item : document.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{
-                "schema_version", "kind",         "verdict",     "tool",        "plugin",
-                "host",           "command_line", "confinement", "started_at",  "duration_s",
-                "profile",        "tf_version",   "load_error",  "interrupted", "summary",
-                "root_causes",    "results",      "throughput",  "selection",   "missing_shards"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "schema_version", "kind",           "verdict",
+                      "tool",           "plugin",         "host",
+                      "command_line",   "confinement",    "started_at",
+                      "duration_s",     "profile",        "tf_version",
+                      "load_error",     "interrupted",    "summary",
+                      "root_causes",    "results",        "throughput",
+                      "selection",      "missing_shards", "learned_before_checks"}));
   EXPECT_TRUE(document["load_error"].is_null());
   EXPECT_TRUE(document["interrupted"].is_null());
   EXPECT_EQ(document["results"][0]["baseline"], "");
@@ -956,6 +996,17 @@ TEST(MergeReports, RefusesOverlappingShards) {
   const std::string error = MergeError(shards);
   EXPECT_TRUE(Contains(error, "overlap")) << error;
   EXPECT_TRUE(Contains(error, shards[0].results.front().id)) << error;
+}
+
+TEST(MergeReports, KeepsWhatAnyShardLearnedOncePerFunction) {
+  std::vector<ConformReport> shards = TwoShards();
+  shards[0].learned_before_checks = {{"SP_StreamExecutor.host_callback", "never ran"}};
+  shards[1] = WithLearnedBeforeChecks(shards[1]);
+  const Expected<ConformReport> merged = MergeReports(shards);
+  ASSERT_TRUE(merged) << merged.error().message();
+  ASSERT_EQ(merged->learned_before_checks.size(), 2u);
+  EXPECT_EQ(merged->learned_before_checks[0].problem, "never ran");
+  EXPECT_EQ(merged->learned_before_checks[1].function, "SP_StreamExecutor.allocate");
 }
 
 TEST(MergeReports, RefusesNothing) { EXPECT_EQ(MergeError({}), "no reports to merge"); }

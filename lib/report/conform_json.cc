@@ -74,6 +74,14 @@ OrderedJson RootCausesToJson(const std::vector<RootCause>& causes) {
   return list;
 }
 
+OrderedJson LearnedToJson(const std::vector<LearnedBeforeChecks>& learned) {
+  OrderedJson list = OrderedJson::array();
+  for (const LearnedBeforeChecks& entry : learned) {
+    list.push_back({{"function", entry.function}, {"problem", entry.problem}});
+  }
+  return list;
+}
+
 // ---------------------------------------------------------------------------
 // Reading
 
@@ -281,6 +289,14 @@ ConformReport ReadReport(JsonReader& in) {
     report.selection = ReadSelection(*selection);
   }
   if (in.Has("missing_shards")) in.StringList("missing_shards", report.missing_shards);
+  // "learned_before_checks" is optional: older reports have none.
+  if (in.Has("learned_before_checks")) {
+    for (JsonReader entry : in.ObjectList("learned_before_checks")) {
+      LearnedBeforeChecks& learned = report.learned_before_checks.emplace_back();
+      entry.String("function", learned.function);
+      entry.String("problem", learned.problem);
+    }
+  }
   return report;
 }
 
@@ -333,7 +349,8 @@ std::string ConformReportToJson(const ConformReport& report) {
       {"results", std::move(results)},
       {"throughput", ThroughputToJson(report.throughput)},
       {"selection", SelectionToJson(report.selection)},
-      {"missing_shards", report.missing_shards}};
+      {"missing_shards", report.missing_shards},
+      {"learned_before_checks", LearnedToJson(report.learned_before_checks)}};
   // Plugins print anything, so invalid UTF-8 in a log is replaced rather
   // than thrown about.
   return EncodeJson(document, 2) + "\n";

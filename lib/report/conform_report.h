@@ -217,6 +217,14 @@ struct RunSelection {
   std::optional<uint64_t> seed;  // set when the order was shuffled
 };
 
+// A plugin function that misbehaved when sectl tried it before the checks,
+// as checks use it to set up or observe (conform/helper_triage.h): every
+// check then took another route around it.
+struct LearnedBeforeChecks {
+  std::string function;  // "SP_StreamExecutor.host_callback"
+  std::string problem;   // "host_callback accepted a callback ... and had not run it 1 s later"
+};
+
 struct ConformReport {
   int schema_version = kConformSchemaVersion;
   ToolInfo tool;
@@ -247,6 +255,9 @@ struct ConformReport {
   std::optional<Throughput> throughput;
   // Absent in reports older than schema_version 4.
   std::optional<RunSelection> selection;
+  // What the checks routed around, learned before they ran; empty when
+  // nothing was (and in reports written before sectl learned any).
+  std::vector<LearnedBeforeChecks> learned_before_checks;
   // In a merged report: the run's shards whose reports were not given, as
   // --shard names them ("1/3", 0-based). Their checks were not judged, so
   // the report is incomplete.

@@ -155,6 +155,21 @@ std::optional<Throughput> FirstThroughput(const std::vector<ConformReport>& repo
   return std::nullopt;
 }
 
+// Each shard learned before its own checks; the merged run routed around
+// whatever any of them learned (once per function).
+std::vector<LearnedBeforeChecks> AllLearned(const std::vector<ConformReport>& reports) {
+  std::vector<LearnedBeforeChecks> all;
+  for (const ConformReport& report : reports) {
+    for (const LearnedBeforeChecks& learned : report.learned_before_checks) {
+      const bool known = std::any_of(all.begin(), all.end(), [&](const LearnedBeforeChecks& seen) {
+        return seen.function == learned.function;
+      });
+      if (!known) all.push_back(learned);
+    }
+  }
+  return all;
+}
+
 }  // namespace
 
 Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
@@ -170,6 +185,7 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
   const double duration_s = LongestDuration(reports);
   std::optional<std::string> load_error = FirstLoadError(reports);
   std::optional<Throughput> throughput = FirstThroughput(reports);
+  std::vector<LearnedBeforeChecks> learned = AllLearned(reports);
   // One interrupted shard leaves the merged run incomplete.
   std::optional<std::string> interrupted;
   for (const ConformReport& report : reports) {
@@ -184,6 +200,7 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
   merged.duration_s = duration_s;
   merged.load_error = std::move(load_error);
   merged.throughput = std::move(throughput);
+  merged.learned_before_checks = std::move(learned);
   merged.interrupted = std::move(interrupted);
   merged.missing_shards = *std::move(missing_shards);
   // The merged report covers the whole run, not the first shard.
