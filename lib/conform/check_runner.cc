@@ -6,11 +6,13 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <csignal>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "base/json_text.h"
+#include "conform/null_handle_crash.h"
 #include "conform/run_check_body.h"
 #include "host/platform.h"
 #include "isolation/child_outcome.h"
@@ -115,6 +117,19 @@ std::string EscalationReason(const CheckDefinition& check, const CheckResult& re
       generation.description, abi::QualifiedName(function),
       result.status == CheckStatus::kCrash ? "crash" : "hang",
       result.status == CheckStatus::kCrash ? "ends" : "stalls");
+}
+
+// A process killed by SIGSEGV or SIGBUS inside a function handed a null
+// handle that its creator returned (conform/null_handle_crash.h).
+std::optional<NullHandleCrash> NullHandleCrashOf(const isolation::ChildResult& child,
+                                                 const host::Journal& journal) {
+  if (child.end != isolation::ChildEnd::kSignaled ||
+      (child.signal != SIGSEGV && child.signal != SIGBUS)) {
+    return std::nullopt;
+  }
+  auto unfinished = journal.LastUnfinished();
+  if (!unfinished) return std::nullopt;
+  return FindNullHandleCrash(journal, *unfinished);
 }
 
 // Fills what a result says about root causes: the culprits' names, for a
@@ -240,9 +255,16 @@ void Interpret(const CheckDefinition& check, const isolation::ChildResult& child
   if (result.status == CheckStatus::kCrash || result.status == CheckStatus::kTimeout) {
     if (auto stuck = StuckFunction(journal)) {
       culprits = {*stuck};
+      // Died on a handle its creator never set: the creator first.
+      if (auto null_handle = NullHandleCrashOf(child, journal)) {
+        culprits = {null_handle->creator, null_handle->crashed};
+        result.message += "; " + null_handle->description;
+      }
+      const bool tested = std::any_of(culprits.begin(), culprits.end(),
+                                      [&](abi::PluginFunction f) { return check.Tests(f); });
       // Blocked only where another check tests the function: else this
       // result is the only one that can report the defect.
-      if (!check.Tests(*stuck) && !CheckRegistry::Global().CheckersOf(*stuck).empty()) {
+      if (!tested && !CheckRegistry::Global().CheckersOf(culprits.front()).empty()) {
         result.details["blocked_by"] = {{"status", report::StatusName(result.status)},
                                         {"message", result.message}};
         result.message = fmt::format("blocked: {}", result.message);

@@ -1,0 +1,32 @@
+// A crash on a handle another function returned names both: a process that
+// died on a signal inside a function whose stream, event or timer argument
+// was null, after the function that creates such handles had returned OK,
+// died on the handle its creator never set (the community sample and
+// TensorFlow's test plugin: create_timer sets nothing, and nanoseconds reads
+// through the handle). The creator is as much at fault as the function
+// that trips over its handle.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "abi/plugin_functions.h"
+#include "host/journal.h"
+
+namespace sectl::conform {
+
+struct NullHandleCrash {
+  abi::PluginFunction creator;  // create_timer
+  abi::PluginFunction crashed;  // nanoseconds
+  // "nanoseconds dereferenced the null handle create_timer returned (call #9)"
+  std::string description;
+};
+
+// For a process that died on SIGSEGV or SIGBUS inside `stuck`: whether it
+// was handed a null handle a creator in `journal` returned. Functions that
+// also take device memory are left out: their crash may as well be the
+// memory's.
+std::optional<NullHandleCrash> FindNullHandleCrash(const host::Journal& journal,
+                                                   const host::JournalEntry& stuck);
+
+}  // namespace sectl::conform
