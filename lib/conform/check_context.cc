@@ -25,6 +25,13 @@ host::Platform& CheckContext::platform() {
         host::Platform::Create(library(), journal(), {.generation = settings().generation});
     if (!created) Abort(DescribeFailure("registering the plugin", created.error()));
     platform_ = std::move(*created);
+    // A function that crashed or hung before the checks is not called again
+    // by a check that only uses it: the check is blocked by it at once.
+    for (const LearnedProblem& learned : settings().learned_before_checks) {
+      if (learned.misbehaviour != Misbehaviour::kCrashOrHang || Tests(learned.function)) continue;
+      platform_->Refuse(learned.function,
+                        fmt::format("not called: {} (learned before the checks)", learned.problem));
+    }
   }
   return *platform_;
 }
@@ -38,6 +45,18 @@ const host::Device& CheckContext::device() {
                             created.error()));
     }
     device_ = std::move(*created);
+    // Streams wait for their work before they are destroyed, as in
+    // TensorFlow, unless that wait crashed or hung before (checks that test
+    // it still use it): then by another way, or not at all.
+    const auto wait = platform().Provides(abi::PluginFunction::kBlockHostUntilDone)
+                          ? abi::PluginFunction::kBlockHostUntilDone
+                          : abi::PluginFunction::kBlockHostForEvent;
+    if (Avoids(wait) && !Tests(wait)) {
+      device_->set_stream_teardown_wait(
+          Avoids(abi::PluginFunction::kSynchronizeAllActivity)
+              ? host::Device::StreamTeardownWait::kNone
+              : host::Device::StreamTeardownWait::kSynchronizeAllActivity);
+    }
   }
   return *device_;
 }

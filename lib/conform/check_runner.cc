@@ -293,13 +293,18 @@ int RunInChild(const CheckDefinition& check, const CheckSettings& settings, host
 // uses, and another route may reach what the check tests.
 std::optional<abi::PluginFunction> FunctionToAvoid(
     const CheckResult& result, const std::vector<abi::PluginFunction>& culprits,
-    const std::vector<abi::PluginFunction>& avoided) {
+    const std::vector<abi::PluginFunction>& avoided,
+    const std::vector<abi::PluginFunction>& avoided_by_the_run) {
   if (result.status != CheckStatus::kBlocked || !result.details.contains("blocked_by")) {
     return std::nullopt;
   }
   if (culprits.empty() || avoided.size() >= kMaxAvoidedFunctions) return std::nullopt;
-  if (std::find(avoided.begin(), avoided.end(), culprits.front()) != avoided.end()) {
-    return std::nullopt;
+  // Avoided already (by this check's earlier runs, or by every check since
+  // before the checks): another run would take the same routes.
+  for (const auto* list : {&avoided, &avoided_by_the_run}) {
+    if (std::find(list->begin(), list->end(), culprits.front()) != list->end()) {
+      return std::nullopt;
+    }
   }
   return culprits.front();
 }
@@ -479,7 +484,7 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
                 exception_across_api);
       slot.child.reset();
       --running;
-      if (auto avoid = FunctionToAvoid(result, culprits, attempt.avoid)) {
+      if (auto avoid = FunctionToAvoid(result, culprits, attempt.avoid, options.settings.avoid)) {
         // Run it again on other routes; the result of the last run stands.
         attempt.earlier_runs.push_back({{"avoiding", QualifiedNames(attempt.avoid)},
                                         {"status", report::StatusName(result.status)},

@@ -59,6 +59,39 @@ void CommonCheckContext::Avoid(abi::PluginFunction function) {
   if (!Avoids(function)) avoided_.push_back(function);
 }
 
+const LearnedProblem* CommonCheckContext::LearnedBeforeChecks(abi::PluginFunction function) const {
+  for (const LearnedProblem& learned : settings_.learned_before_checks) {
+    if (learned.function == function) return &learned;
+  }
+  return nullptr;
+}
+
+std::string CommonCheckContext::WhyAvoided(abi::PluginFunction function) const {
+  if (const LearnedProblem* learned = LearnedBeforeChecks(function)) {
+    return fmt::format("{} (learned before the checks)", learned->problem);
+  }
+  const std::string_view member = abi::InfoOf(function).member;
+  const auto& earlier = settings_.avoid;
+  if (std::find(earlier.begin(), earlier.end(), function) != earlier.end()) {
+    return fmt::format("{} crashed or hung in an earlier run of this check", member);
+  }
+  if (std::find(avoided_.begin(), avoided_.end(), function) != avoided_.end()) {
+    return fmt::format("{} failed earlier in this check", member);
+  }
+  return {};
+}
+
+std::chrono::milliseconds CommonCheckContext::Patience(abi::PluginFunction function,
+                                                       std::chrono::milliseconds usual) const {
+  return LearnedBeforeChecks(function) != nullptr ? std::min(usual, kBriefPatience) : usual;
+}
+
+std::string CommonCheckContext::AsLearnedBeforeChecks(abi::PluginFunction function) const {
+  const LearnedProblem* learned = LearnedBeforeChecks(function);
+  if (learned == nullptr) return {};
+  return fmt::format(", as before the checks, where {}", learned->problem);
+}
+
 void CommonCheckContext::Expect(bool condition, std::string_view failure_message) {
   if (!condition) Fail(std::string(failure_message));
 }

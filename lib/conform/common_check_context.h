@@ -4,6 +4,7 @@
 // TvmCheckContext (TVM C Device API plugins) add the API under test.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,6 +15,7 @@
 #include "abi/plugin_functions.h"
 #include "base/error.h"
 #include "conform/check_registry.h"
+#include "conform/learned_problem.h"
 #include "host/journal.h"
 #include "loader/plugin_library.h"
 #include "report/conform_report.h"
@@ -46,8 +48,12 @@ struct CheckSettings {
   // so an overrun crashes at the faulty write (--no-guard-malloc: off).
   bool guard_malloc = true;
   // Plugin functions that crashed or hung in an earlier run of this check,
-  // which only uses them: set up and observe through other routes now.
+  // which only uses them, or that misbehaved before the checks (below):
+  // set up and observe through other routes now.
   std::vector<abi::PluginFunction> avoid;
+  // What sectl learned before the checks about the functions checks use as
+  // helpers (conform/helper_triage.h); each is also in `avoid`.
+  std::vector<LearnedProblem> learned_before_checks;
 };
 
 struct CheckOutcome {
@@ -95,6 +101,23 @@ class CommonCheckContext {
   // Records that `function` misbehaved while this check only used it, so
   // that helpers with another route take it from now on.
   void Avoid(abi::PluginFunction function);
+  // Why `function` is avoided, as a clause: what was learned about it before
+  // the checks, or that it crashed or hung in an earlier run of this check,
+  // or failed earlier in this one. Empty when it is not avoided.
+  std::string WhyAvoided(abi::PluginFunction function) const;
+  // What sectl learned about `function` before the checks, if anything.
+  const LearnedProblem* LearnedBeforeChecks(abi::PluginFunction function) const;
+  // How long to wait for `function` to do what a correct plugin does at
+  // once: `usual`, or only kBriefPatience where it was already seen not to
+  // do it in a whole second before the checks (a check that tests it then
+  // confirms what was learned rather than waiting again, and says so).
+  std::chrono::milliseconds Patience(abi::PluginFunction function,
+                                     std::chrono::milliseconds usual) const;
+  static constexpr std::chrono::milliseconds kBriefPatience{250};
+  // ", as before the checks, where <what was learned>", or "" when nothing
+  // was learned about `function`: for the message of a check whose wait was
+  // shortened by Patience.
+  std::string AsLearnedBeforeChecks(abi::PluginFunction function) const;
 
   // Reporting. A check passes unless it fails, warns, skips or is blocked.
   // A failure is blamed on the function the check tests when it tests one;

@@ -7,6 +7,7 @@
 
 #include "base/timestamp.h"
 #include "conform/check_runner.h"
+#include "conform/helper_triage.h"
 #include "conform/throughput.h"
 #include "conform/tvm_preflight.h"
 #include "conform/tvm_runtime_preflight.h"
@@ -157,6 +158,9 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
     // No devices (a CI machine without the hardware, or a negative count):
     // the platform-level checks run, and device.count fails on the count.
     runner.settings.plugin_reports_no_devices = facts->device_count < 1;
+    // Helpers that misbehave are learned once, before the checks, and every
+    // check routes around them at once.
+    report.learned_before_checks = LearnBeforeChecks(runner, options.profile);
     auto results = RunChecks(to_run, runner);
     for (size_t i = 0; i < results.size(); ++i) {
       report.results[run_positions[i]] = std::move(results[i]);

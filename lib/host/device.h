@@ -72,6 +72,14 @@ class Device {
   Expected<void> SyncMemcpyDtoD(SP_DeviceMemoryBase destination, SP_DeviceMemoryBase source,
                                 uint64_t size) const;
 
+  // How a Stream of this device waits for its work before destroy_stream:
+  // as TensorFlow does (block_host_until_done, or its event fallback), or,
+  // for a conformance check that must avoid that wait (it crashed or hung),
+  // with synchronize_all_activity, or not at all.
+  enum class StreamTeardownWait { kTensorFlows, kSynchronizeAllActivity, kNone };
+  void set_stream_teardown_wait(StreamTeardownWait wait) { stream_teardown_wait_ = wait; }
+  StreamTeardownWait stream_teardown_wait() const { return stream_teardown_wait_; }
+
   // For the runtime's other objects.
   const Platform& platform() const { return platform_; }
   const Dispatcher& dispatcher() const;
@@ -96,6 +104,7 @@ class Device {
   std::string vendor_;
   std::string pci_bus_id_;
   FindingList findings_;
+  StreamTeardownWait stream_teardown_wait_ = StreamTeardownWait::kTensorFlows;
 };
 
 }  // namespace sectl::host

@@ -15,6 +15,8 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <type_traits>
 
 #include "abi/plugin_functions.h"
@@ -62,6 +64,14 @@ class Dispatcher {
     return InvokeWithStatus(abi::kFunctionOf<Member>, table.*Member, args...);
   }
 
+  // From now on answers every call of `function` with an error that says
+  // `reason`, blamed on it, without calling the plugin: for a function a
+  // conformance check only uses and that is known to crash or hang, so that
+  // the check is blocked by it at once rather than dying in it again.
+  void Refuse(abi::PluginFunction function, std::string reason) {
+    refused_[function] = std::move(reason);
+  }
+
   // Calls the plugin's exported SE_InitPlugin.
   Expected<void> CallInitPlugin(void (*init_plugin)(SE_PlatformRegistrationParams*, TF_Status*),
                                 SE_PlatformRegistrationParams* params) const {
@@ -92,6 +102,11 @@ class Dispatcher {
   // member (Call) and never pairs a function number with a pointer by hand.
   template <typename R, typename... Params, typename... Args>
   Expected<R> Invoke(abi::PluginFunction function, R (*fn)(Params...), Args... args) const {
+    if (!refused_.empty()) {
+      if (const auto refused = refused_.find(function); refused != refused_.end()) {
+        return PluginFailure(function, refused->second);
+      }
+    }
     if (fn == nullptr) {
       journal_.RecordMissing(function);
       return tl::unexpected(
@@ -172,6 +187,7 @@ class Dispatcher {
   }
 
   Journal& journal_;
+  std::map<abi::PluginFunction, std::string> refused_;
 };
 
 }  // namespace sectl::host

@@ -100,6 +100,12 @@ class Platform {
   // create_device for `ordinal`, as TensorFlow's GetUncachedExecutor does.
   Expected<std::unique_ptr<Device>> CreateDevice(int ordinal);
 
+  // Calls of `function` from now on fail with `reason`, and the plugin is
+  // not called (Dispatcher::Refuse).
+  void Refuse(abi::PluginFunction function, std::string reason) {
+    dispatcher_.Refuse(function, std::move(reason));
+  }
+
   // For the runtime's other objects.
   const Dispatcher& dispatcher() const { return dispatcher_; }
   const SP_Platform* plugin_platform() const { return &platform_; }

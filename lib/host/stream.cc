@@ -34,7 +34,16 @@ Expected<std::unique_ptr<Stream>> Stream::Create(const Device& device) {
 }
 
 Stream::~Stream() {
-  (void)BlockHostUntilDone();
+  switch (device_.stream_teardown_wait()) {
+    case Device::StreamTeardownWait::kTensorFlows:
+      (void)BlockHostUntilDone();
+      break;
+    case Device::StreamTeardownWait::kSynchronizeAllActivity:
+      (void)device_.SynchronizeAllActivity();
+      break;
+    case Device::StreamTeardownWait::kNone:
+      break;
+  }
   if (handle_ != nullptr) {
     (void)device_.dispatcher().Call<&SP_StreamExecutor::destroy_stream>(
         device_.fns({}), device_.plugin_device(), handle_);
