@@ -13,6 +13,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -35,24 +36,38 @@ constexpr auto kPatience = 3s;
 // check enqueues what follows it.
 constexpr auto kSlowCallback = 50ms;
 
-// Enqueues `body` as a host callback; a plugin that refuses is
-// callback.enqueued's finding, so the other checks skip.
-std::shared_ptr<const host::HostCallbackRecord> EnqueueOrSkip(
+// How long a check waits for a host callback to run: kPatience, or briefly
+// where callbacks were seen not to run before the checks.
+std::chrono::milliseconds CallbackPatience(const conform::CheckContext& check) {
+  return check.Patience(PluginFunction::kHostCallback, kPatience);
+}
+
+// "3000 ms", or "250 ms, as before the checks, where ..."; `after` follows
+// the time ("later").
+std::string CallbackWait(const conform::CheckContext& check, std::string_view after = "") {
+  return fmt::format("{} ms{}{}", CallbackPatience(check).count(), after,
+                     check.AsLearnedBeforeChecks(PluginFunction::kHostCallback));
+}
+
+// Enqueues `body` as a host callback. A plugin that refuses fails this
+// check too (callback.enqueued says the same): it tests host_callback, and
+// what it establishes could not be seen.
+std::shared_ptr<const host::HostCallbackRecord> EnqueueOrFail(
     conform::CheckContext& check, host::Stream& stream, std::function<void(TF_Status*)> body) {
-  auto enqueued = stream.EnqueueHostCallback(std::move(body));
-  if (!enqueued) {
-    check.Skip(fmt::format("{} (callback.enqueued reports it)", enqueued.error().message()));
-  }
-  return *enqueued;
+  return check.Require(stream.EnqueueHostCallback(std::move(body)),
+                       "enqueueing a host callback (this check needs it to run)");
 }
 
 // Waits until a host callback has raised `returned` (its last act); one
-// that never runs is callback.called_once's finding, so other checks skip.
-void AwaitReturnOrSkip(conform::CheckContext& check, const std::atomic<bool>& returned) {
-  if (!WaitUntil([&] { return returned.load(); }, kPatience)) {
-    check.Skip(
-        fmt::format("the host callback did not run within {} s (callback.called_once reports it)",
-                    std::chrono::seconds(kPatience).count()));
+// that never runs fails the check, which tests host_callback, as it does
+// callback.called_once.
+void AwaitReturnOrFail(conform::CheckContext& check, const std::atomic<bool>& returned) {
+  if (!WaitUntil([&] { return returned.load(); }, CallbackPatience(check))) {
+    check.Abort(fmt::format(
+        "host_callback returned true (enqueued), but the callback had not run {}, so what this "
+        "check establishes could not be seen. TensorFlow waits for its callbacks (copy "
+        "completions, EventMgr), so it hangs",
+        CallbackWait(check, " later")));
   }
 }
 
@@ -91,7 +106,7 @@ SECTL_CHECK("callback.enqueued", kRequired,
   auto enqueued = stream->EnqueueHostCallback([called](TF_Status*) { called->store(true); });
   if (enqueued) return;
   // Told "not enqueued", TensorFlow never expects the call; see if it comes anyway.
-  (void)stream->BlockHostUntilDone();
+  (void)conform::WaitForStream(check, *stream);
   WaitUntil([&] { return called->load(); }, 20ms);
   check.details() = {{"called_anyway", called->load()}};
   check.Fail(fmt::format(
@@ -112,8 +127,10 @@ SECTL_CHECK("callback.called_once", kRequired,
                 "context when called: never called hangs TensorFlow's waits, "
                 "twice is a use-after-free",
             .establishes =
-                "an enqueued host callback is called within 3 s, exactly once (not again after "
-                "the stream is done), with a non-null `TF_Status`",
+                "an enqueued host callback is called within 3 s (within 250 ms where a "
+                "callback on an idle stream was seen not to run for 1 s before the checks), "
+                "exactly once (not again after the stream is done), with a non-null "
+                "`TF_Status`",
             .common_mistakes =
                 "Never calling it: TensorFlow's own test plugin returns true without calling it, "
                 "and TensorFlow's waits then hang. Calling it twice, for example from the "
@@ -128,16 +145,16 @@ SECTL_CHECK("callback.called_once", kRequired,
   constexpr auto kLater = 20ms;
   auto stream = check.Require(check.device().CreateStream(), "create_stream");
   auto null_status = std::make_shared<std::atomic<bool>>(false);
-  const auto record = EnqueueOrSkip(check, *stream, [null_status](TF_Status* status) {
+  const auto record = EnqueueOrFail(check, *stream, [null_status](TF_Status* status) {
     if (status == nullptr) null_status->store(true);
   });
-  if (!WaitUntil([&] { return record->calls.load() > 0; }, kPatience)) {
+  if (!WaitUntil([&] { return record->calls.load() > 0; }, CallbackPatience(check))) {
     check.Abort(fmt::format(
-        "host_callback returned true (enqueued), but the callback was not called within {} s. "
+        "host_callback returned true (enqueued), but the callback was not called within {}. "
         "TensorFlow waits for its callbacks (copy completions, EventMgr), so it hangs",
-        std::chrono::seconds(kPatience).count()));
+        CallbackWait(check)));
   }
-  (void)stream->BlockHostUntilDone();
+  (void)conform::WaitForStream(check, *stream);
   std::this_thread::sleep_for(kLater);
   const int calls = record->calls.load();
   check.details() = {{"calls", calls}};
@@ -184,7 +201,7 @@ SECTL_CHECK("callback.after_earlier_work", kRequired,
       std::make_shared<const std::vector<unsigned char>>(conform::TestPattern(kBytes, 5));
   auto stream = check.Require(device.CreateStream(), "create_stream");
   check.Require(stream->MemcpyHtoD(memory.base(), written->data(), kBytes), "memcpy_htod");
-  check.Require(stream->BlockHostUntilDone(), "waiting for the stream");
+  check.Require(conform::WaitForStream(check, *stream), "waiting for the stream");
 
   // On the stream: a slow callback, a copy back to the host, and the
   // callback under test, which notes how much of both it finds done.
@@ -198,18 +215,18 @@ SECTL_CHECK("callback.after_earlier_work", kRequired,
   // Filled with the complement, so that no byte matches before the copy lands.
   auto host_buffer = std::make_shared<std::vector<unsigned char>>(*written);
   for (unsigned char& byte : *host_buffer) byte = static_cast<unsigned char>(~byte);
-  EnqueueOrSkip(check, *stream, [sighting](TF_Status*) {
+  EnqueueOrFail(check, *stream, [sighting](TF_Status*) {
     std::this_thread::sleep_for(kSlowCallback);
     sighting->slow_callback_finished.store(true);
   });
   check.Require(stream->MemcpyDtoH(host_buffer->data(), memory.base(), kBytes), "memcpy_dtoh");
-  EnqueueOrSkip(check, *stream, [sighting, host_buffer, written](TF_Status*) {
+  EnqueueOrFail(check, *stream, [sighting, host_buffer, written](TF_Status*) {
     sighting->slow_callback_finished_before.store(sighting->slow_callback_finished.load());
     sighting->bytes_landed_before.store(BytesEqual(*written, host_buffer->data()));
     sighting->noted.store(true);
   });
-  AwaitReturnOrSkip(check, sighting->noted);
-  (void)stream->BlockHostUntilDone();
+  AwaitReturnOrFail(check, sighting->noted);
+  (void)conform::WaitForStream(check, *stream);
 
   const size_t landed_before = sighting->bytes_landed_before.load();
   const size_t landed_after = BytesEqual(*written, host_buffer->data());
@@ -265,11 +282,9 @@ SECTL_CHECK("callback.error_reaches_stream", kRequired,
     check.details() = {{"reported_by", "host_callback returning false"}};
     return;
   }
-  if (!enqueued) {
-    check.Skip(fmt::format("{} (callback.enqueued reports it)", enqueued.error().message()));
-  }
-  AwaitReturnOrSkip(check, *returned);
-  (void)stream->BlockHostUntilDone();
+  check.Require(enqueued, "enqueueing a host callback (this check needs it to run)");
+  AwaitReturnOrFail(check, *returned);
+  (void)conform::WaitForStream(check, *stream);
   // The plugin may note the error a moment after the callback returns.
   Expected<void> status;
   WaitUntil(

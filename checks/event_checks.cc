@@ -8,11 +8,18 @@
 // and only an event recorded after that work seen COMPLETE while the work
 // has not finished is early. No check here needs host_callback to work, so a
 // plugin whose callbacks are broken still has its events checked.
+//
+// Where neither route works either (host_callback and allocate or the
+// copies broken), the event is recorded on an idle stream: record, poll,
+// block. What is wrong there (UNKNOWN, never COMPLETE, a crash) is still
+// reported; a check whose every property an idle stream cannot show is then
+// blocked by the function that ruled the busy work out.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -46,14 +53,14 @@ constexpr auto kSlowCallback = 50ms;
 // for first, as a plugin may run copies only when asked to wait.
 void FinishStream(conform::CheckContext& check, host::Stream& stream,
                   const conform::BusyWork& busy) {
-  if (busy.route() == conform::BusyWork::Route::kCopy) (void)stream.BlockHostUntilDone();
+  if (busy.route() == conform::BusyWork::Route::kCopy) (void)conform::WaitForStream(check, stream);
   if (!busy.Await(kPatience)) {
     check.Blocked(busy.StalledFunction(),
                   fmt::format("this check keeps the stream busy with {}, which had not finished "
                               "{} s later",
                               busy.Describe(), std::chrono::seconds(kPatience).count()));
   }
-  (void)stream.BlockHostUntilDone();
+  (void)conform::WaitForStream(check, stream);
 }
 
 std::string StatusName(SE_EventStatus status) {
@@ -70,13 +77,22 @@ std::string StatusName(SE_EventStatus status) {
   return fmt::format("{} (no SE_EventStatus)", static_cast<int>(status));
 }
 
+// When get_event_status answered, for what it may answer then.
+enum class Moment {
+  kBehindBusyWork,         // recorded behind work still running: PENDING is due
+  kJustRecordedWhileIdle,  // recorded on an idle stream, polled at once
+  kStreamPastTheRecord,    // the stream has run past the record
+};
+
 // What an event went through: its status while a host callback enqueued
-// before its record was still running, then each change of status once the
-// stream had run past the record, up to COMPLETE, and a few polls after that.
+// before its record was still running (or just after its record on an
+// idle stream), then each change of status once the stream had run past the
+// record, up to COMPLETE, and a few polls after that.
 struct EventHistory {
   SE_EventStatus while_busy = SE_EVENT_UNKNOWN;
-  bool busy_when_seen = false;  // the busy work had really not finished
-  std::string busy_work;        // what kept the stream busy
+  bool busy_when_seen = false;              // the busy work had really not finished
+  std::string busy_work;                    // what kept the stream busy
+  std::optional<conform::IdleStream> idle;  // set where nothing could keep it busy
   std::vector<SE_EventStatus> after_reached;
   bool completed = false;
 
@@ -106,40 +122,79 @@ struct EventHistory {
     nlohmann::json polled = nlohmann::json::array();
     for (SE_EventStatus status : after_reached) polled.push_back(StatusName(status));
     return {{"kept_busy_by", busy_work},
-            {"while_earlier_work_ran", StatusName(while_busy)},
+            {idle ? "just_after_the_record" : "while_earlier_work_ran", StatusName(while_busy)},
             {"earlier_work_still_running_then", busy_when_seen},
             {"after_the_stream_passed_the_record", polled}};
   }
 };
 
-// Records `event` on `stream` behind busy work and follows its status.
+// Sees each answer of get_event_status as it comes, so that a check records
+// what it observed before anything later can stop it.
+using AnswerSeen = std::function<void(SE_EventStatus, Moment)>;
+
+// Records `event` on `stream` behind busy work (or on an idle stream, where
+// no busy work is possible) and follows its status.
 EventHistory FollowRecord(conform::CheckContext& check, host::Stream& stream,
-                          const host::Event& event) {
+                          const host::Event& event, const AnswerSeen& seen = {}) {
   constexpr int kPollsAfterComplete = 3;
-  const auto poll = [&] { return check.Require(event.Status(), "get_event_status"); };
+  const auto poll = [&](Moment moment) {
+    const SE_EventStatus status = check.Require(event.Status(), "get_event_status");
+    if (seen) seen(status, moment);
+    return status;
+  };
   EventHistory history;
   {
-    const conform::BusyWork busy(check, stream, kSlowCallback);
+    const conform::BusyWork busy(check, stream, kSlowCallback,
+                                 conform::BusyWork::WithoutRoute::kLeaveIdle);
     history.busy_work = busy.Describe();
+    if (busy.route() == conform::BusyWork::Route::kIdle) history.idle = busy.Idle();
     check.Require(stream.RecordEvent(event), "record_event");
-    history.while_busy = poll();
+    history.while_busy =
+        poll(history.idle ? Moment::kJustRecordedWhileIdle : Moment::kBehindBusyWork);
     history.busy_when_seen = !busy.finished();
     FinishStream(check, stream, busy);
   }
-  const auto deadline = std::chrono::steady_clock::now() + kPatience;
-  history.after_reached.push_back(poll());
+  // Briefly where get_event_status was seen not to reach COMPLETE before
+  // the checks: this confirms it rather than waiting the whole time again.
+  const auto deadline =
+      std::chrono::steady_clock::now() + check.Patience(PluginFunction::kGetEventStatus, kPatience);
+  history.after_reached.push_back(poll(Moment::kStreamPastTheRecord));
   while (history.after_reached.back() != SE_EVENT_COMPLETE &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(200us);
-    const SE_EventStatus status = poll();
+    const SE_EventStatus status = poll(Moment::kStreamPastTheRecord);
     if (status != history.after_reached.back()) history.after_reached.push_back(status);
   }
   history.completed = history.after_reached.back() == SE_EVENT_COMPLETE;
   for (int i = 0; history.completed && i < kPollsAfterComplete; ++i) {
     std::this_thread::sleep_for(200us);
-    history.after_reached.push_back(poll());
+    history.after_reached.push_back(poll(Moment::kStreamPastTheRecord));
   }
   return history;
+}
+
+bool IsDefinedAnswer(SE_EventStatus status) {
+  return status == SE_EVENT_PENDING || status == SE_EVENT_COMPLETE;
+}
+
+// "for an event whose stream had not reached the record yet (PENDING was due)"
+std::string ForWhichEvent(Moment moment) {
+  switch (moment) {
+    case Moment::kBehindBusyWork:
+      return "for an event whose stream had not reached the record yet (PENDING was due)";
+    case Moment::kJustRecordedWhileIdle:
+      return "for an event just recorded on an idle stream";
+    case Moment::kStreamPastTheRecord:
+      return "for an event recorded on a healthy stream";
+  }
+  return {};
+}
+
+// How long a check waited for COMPLETE, as its message says it.
+std::string WaitedFor(conform::CheckContext& check) {
+  const auto waited = check.Patience(PluginFunction::kGetEventStatus, kPatience);
+  return fmt::format("{} ms{}", waited.count(),
+                     check.AsLearnedBeforeChecks(PluginFunction::kGetEventStatus));
 }
 
 }  // namespace
@@ -173,34 +228,50 @@ SECTL_CHECK("event.completes_when_reached", kRequired,
   // The event outlives the stream, which is drained as it is destroyed.
   auto event = check.Require(device.CreateEvent(), "create_event");
   auto stream = check.Require(device.CreateStream(), "create_stream");
-  const EventHistory history = FollowRecord(check, *stream, *event);
+  // An answer that is neither PENDING nor COMPLETE means the event never
+  // says it completed: reported as it is seen.
+  std::optional<SE_EventStatus> undefined;
+  const EventHistory history =
+      FollowRecord(check, *stream, *event, [&](SE_EventStatus status, Moment moment) {
+        if (undefined || IsDefinedAnswer(status)) return;
+        undefined = status;
+        check.FailIn(PluginFunction::kGetEventStatus,
+                     fmt::format("get_event_status answered {} {}, neither PENDING nor COMPLETE, "
+                                 "so the event never says it completed. TensorFlow's EventMgr "
+                                 "aborts the process on such an answer",
+                                 StatusName(status), ForWhichEvent(moment)));
+      });
   check.details() = history.ToJson();
-  if (history.answered_undefined()) {
-    check.Skip(
-        "get_event_status answered neither PENDING nor COMPLETE (event.status_values reports "
-        "it), so when the event completed cannot be told");
+  if (undefined) return;
+  if (history.completed_early()) {
+    check.FailIn(PluginFunction::kGetEventStatus,
+                 "get_event_status reported COMPLETE while work enqueued before the record (" +
+                     history.busy_work +
+                     ") was still running: the event completed before its stream reached it. "
+                     "TensorFlow's EventMgr would free tensors and run completion callbacks "
+                     "while the stream still uses them");
   }
-  check.Expect(
-      !history.completed_early(),
-      "get_event_status reported COMPLETE while work enqueued before the record (" +
-          history.busy_work +
-          ") was still running: the event completed before its stream reached it. "
-          "TensorFlow's EventMgr would free tensors and run completion callbacks while the "
-          "stream still uses them");
   if (!history.completed) {
-    check.Fail(fmt::format(
-        "get_event_status still reported {} {} s after the stream had run past the record. "
-        "TensorFlow's EventMgr polls until COMPLETE, so everything waiting on the event (freeing "
-        "tensors, finishing copies) hangs",
-        StatusName(history.after_reached.back()), std::chrono::seconds(kPatience).count()));
+    check.FailIn(PluginFunction::kGetEventStatus,
+                 fmt::format("get_event_status still reported {} {} after the stream had run "
+                             "past the record. TensorFlow's EventMgr polls until COMPLETE, so "
+                             "everything waiting on the event (freeing tensors, finishing "
+                             "copies) hangs",
+                             StatusName(history.after_reached.back()), WaitedFor(check)));
     return;
   }
   if (const auto relapse = history.relapse()) {
-    check.Fail(
-        fmt::format("get_event_status went from COMPLETE back to {} without the event "
-                    "being recorded again. TensorFlow may poll an event more than once "
-                    "and expects it to stay COMPLETE",
-                    StatusName(*relapse)));
+    check.FailIn(PluginFunction::kGetEventStatus,
+                 fmt::format("get_event_status went from COMPLETE back to {} without the event "
+                             "being recorded again. TensorFlow may poll an event more than once "
+                             "and expects it to stay COMPLETE",
+                             StatusName(*relapse)));
+    return;
+  }
+  if (history.idle && !history.completed_early()) {
+    conform::BlockBecauseIdle(check, *history.idle,
+                              "on an idle stream the event became COMPLETE and stayed so",
+                              "telling whether it completes before its stream reaches it");
   }
 }
 
@@ -230,27 +301,28 @@ SECTL_CHECK("event.status_values", kRequired,
   // The event outlives the stream, which is drained as it is destroyed.
   auto event = check.Require(device.CreateEvent(), "create_event");
   auto stream = check.Require(device.CreateStream(), "create_stream");
-  const EventHistory history = FollowRecord(check, *stream, *event);
-  check.details() = history.ToJson();
-  const auto is_defined_answer = [](SE_EventStatus status) {
-    return status == SE_EVENT_PENDING || status == SE_EVENT_COMPLETE;
-  };
   constexpr std::string_view kConsequence =
       "TensorFlow's EventMgr aborts the process on anything but PENDING or COMPLETE "
       "(\"Unexpected Event status\")";
-  if (!is_defined_answer(history.while_busy)) {
-    check.Fail(
-        fmt::format("get_event_status answered {} for an event whose stream had not "
-                    "reached the record yet (PENDING was due). {}",
-                    StatusName(history.while_busy), kConsequence));
-  }
-  for (SE_EventStatus status : history.after_reached) {
-    if (is_defined_answer(status)) continue;
-    check.Fail(
-        fmt::format("get_event_status answered {} for an event recorded on a healthy "
-                    "stream. {}",
-                    StatusName(status), kConsequence));
-    break;
+  // Each wrong answer is reported as it is seen (once before and once after
+  // the stream passes the record), whatever stops the check later.
+  bool wrong_before = false;
+  bool wrong_after = false;
+  const EventHistory history =
+      FollowRecord(check, *stream, *event, [&](SE_EventStatus status, Moment moment) {
+        // On an idle stream the record is reached at once: one moment.
+        bool& reported = moment == Moment::kBehindBusyWork ? wrong_before : wrong_after;
+        if (reported || IsDefinedAnswer(status)) return;
+        reported = true;
+        check.Fail(fmt::format("get_event_status answered {} {}. {}", StatusName(status),
+                               ForWhichEvent(moment), kConsequence));
+      });
+  check.details() = history.ToJson();
+  if (history.idle && !wrong_before && !wrong_after) {
+    conform::BlockBecauseIdle(check, *history.idle,
+                              "get_event_status answered only PENDING or COMPLETE for an event "
+                              "recorded on an idle stream",
+                              "seeing what it answers before the stream reaches the record");
   }
 }
 
@@ -276,10 +348,18 @@ SECTL_CHECK(
   auto event = check.Require(device.CreateEvent(), "create_event");
   auto stream = check.Require(device.CreateStream(), "create_stream");
   const EventHistory first = FollowRecord(check, *stream, *event);
+  if (first.idle) {
+    conform::BlockBecauseIdle(check, *first.idle, "the event was recorded on an idle stream",
+                              "telling whether a second record resets it");
+  }
   if (first.completed_early() || !first.completed) {
-    check.Skip(
-        "the event's first record already went wrong (event.completes_when_reached reports it), "
-        "so a reset cannot be told apart");
+    // get_event_status's defect, which event.completes_when_reached reports.
+    check.Blocked(PluginFunction::kGetEventStatus,
+                  fmt::format("the event's first record already went wrong (it was {}, kept "
+                              "busy by {}), so a reset cannot be told apart",
+                              first.completed_early() ? "COMPLETE while the work before it ran"
+                                                      : "never COMPLETE",
+                              first.busy_work));
   }
   const EventHistory second = FollowRecord(check, *stream, *event);
   check.details() = {{"first_record", first.ToJson()}, {"second_record", second.ToJson()}};
@@ -316,10 +396,17 @@ SECTL_CHECK("event.block_host_for_event", kRequired,
   // The event outlives the stream, which is drained as it is destroyed.
   auto event = check.Require(device.CreateEvent(), "create_event");
   auto stream = check.Require(device.CreateStream(), "create_stream");
-  const conform::BusyWork busy(check, *stream, kSlowCallback);
+  const conform::BusyWork busy(check, *stream, kSlowCallback,
+                               conform::BusyWork::WithoutRoute::kLeaveIdle);
   check.Require(stream->RecordEvent(*event), "record_event");
   check.Require(event->BlockHost(), "block_host_for_event");
   check.details() = {{"kept_busy_by", busy.Describe()}};
+  if (busy.route() == conform::BusyWork::Route::kIdle) {
+    conform::BlockBecauseIdle(check, busy.Idle(),
+                              "block_host_for_event returned for an event recorded on an idle "
+                              "stream",
+                              "telling whether it returns before the stream reaches the event");
+  }
   if (busy.finished()) return;
   // Finished later: the wait returned early. Never finished: the busy work
   // itself is broken, which says nothing about the wait.

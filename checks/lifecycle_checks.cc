@@ -132,12 +132,11 @@ constexpr auto kThreadExitGrace = std::chrono::milliseconds(500);
 
 // Runs `cycles` create, use, destroy cycles of the device under test.
 // Returns the failure, if one occurred, with the cycle it occurred in.
-std::optional<std::string> RunCycles(host::Platform& platform, int ordinal, bool with_timer,
-                                     int cycles) {
+std::optional<Error> RunCycles(host::Platform& platform, int ordinal, bool with_timer, int cycles) {
   for (int cycle = 0; cycle < cycles; ++cycle) {
     auto in_use = UseDevice(platform, ordinal, with_timer);
     if (!in_use) {
-      return fmt::format("in cycle {} of {}: {}", cycle + 1, cycles, in_use.error().message());
+      return in_use.error().WithContext(fmt::format("in cycle {} of {}", cycle + 1, cycles));
     }
   }
   return std::nullopt;
@@ -457,12 +456,9 @@ void JudgeFootprintPerObject(conform::CheckContext& check) {
   nlohmann::json& details = check.details();
   auto measure = [&](const CycleKind& kind) {
     auto growth = MeasureFootprintGrowth(kind, details);
-    if (!growth) {
-      check.Skip(
-          fmt::format("growth cannot be measured: {} (lifecycle.recreate reports failed creation)",
-                      growth.error().message()));
-    }
-    return *growth;
+    // A function that fails on the way is lifecycle.recreate's finding:
+    // this check is blocked by it (or fails, where it tests it).
+    return check.Require(std::move(growth), "growth cannot be measured");
   };
   const CycleKind devices{
       "device_footprint",
@@ -636,11 +632,18 @@ SECTL_CHECK("lifecycle.recreate", kRecommended,
   check.details() = {{"cycles", kRecreateCycles}, {"timers", with_timer}};
   if (auto failure =
           RunCycles(platform, check.settings().device_ordinal, with_timer, kRecreateCycles)) {
-    check.Fail(fmt::format(
+    const std::string message = fmt::format(
         "creating the device and its objects again after destroying them failed {}: TensorFlow "
         "creates and destroys streams, events and timers throughout a run, and test suites and "
         "servers create devices again in one process",
-        *failure));
+        failure->message());
+    // The function that failed, where it is one this check tests, is the
+    // root cause (lifecycle.no_growth is blocked by it).
+    if (failure->culprit() && check.Tests(*failure->culprit())) {
+      check.FailIn(*failure->culprit(), message);
+    } else {
+      check.Fail(message);
+    }
   }
   if (!with_timer) check.details()["timers_skipped"] = "the plugin provides no timers (optional)";
 }

@@ -161,9 +161,9 @@ void CheckCopyWithinDevice(conform::CheckContext& check, CopyForm form) {
     bench.Store(source);
     FencedAllocation destination = bench.Fence({.size = size}, copies::kBackgroundSeed);
     if (source.Overlaps(destination)) {
-      check.Skip(
-          "allocate returned overlapping memory for two live allocations, so a copy "
-          "between them cannot be judged; the memory checks report it");
+      check.Blocked(abi::PluginFunction::kAllocate,
+                    "allocate returned overlapping memory for two live allocations, so a copy "
+                    "between them cannot be judged");
     }
     const std::string operation = fmt::format(
         "{} of {} from byte {} of one allocation to byte {} of another", copies::MemberOf(form),

@@ -132,11 +132,14 @@ RawAllocation RequireRawAllocation(conform::CheckContext& check, const host::Dev
   return {device, memory};
 }
 
-// One way of writing to device memory and reading it back.
+// One way of writing to device memory and reading it back, and the plugin
+// functions it calls (a path through a function the check avoids is not
+// tried: it crashed or hung in an earlier run, or before the checks).
 struct CopyPath {
   const char* name;
-  std::string (*problem)(const host::Device&, const host::DeviceMemory&,
+  std::string (*problem)(conform::CheckContext&, const host::Device&, const host::DeviceMemory&,
                          std::span<const std::pair<uint64_t, unsigned char>>);
+  std::array<PluginFunction, 3> uses;
 };
 
 std::string ReadBackProblem(uint64_t offset, unsigned char written, unsigned char read) {
@@ -144,7 +147,8 @@ std::string ReadBackProblem(uint64_t offset, unsigned char written, unsigned cha
   return fmt::format("byte {} reads back as 0x{:02x}, 0x{:02x} was written", offset, read, written);
 }
 
-std::string SyncCopyProblem(const host::Device& device, const host::DeviceMemory& memory,
+std::string SyncCopyProblem(conform::CheckContext& /*check*/, const host::Device& device,
+                            const host::DeviceMemory& memory,
                             std::span<const std::pair<uint64_t, unsigned char>> bytes) {
   for (const auto& [offset, value] : bytes) {
     if (auto written = device.SyncMemcpyHtoD(memory.Slice(offset, 1), &value, 1); !written) {
@@ -161,7 +165,8 @@ std::string SyncCopyProblem(const host::Device& device, const host::DeviceMemory
   return {};
 }
 
-std::string StreamCopyProblem(const host::Device& device, const host::DeviceMemory& memory,
+std::string StreamCopyProblem(conform::CheckContext& check, const host::Device& device,
+                              const host::DeviceMemory& memory,
                               std::span<const std::pair<uint64_t, unsigned char>> bytes) {
   auto stream = device.CreateStream();
   if (!stream) return stream.error().message();
@@ -179,7 +184,7 @@ std::string StreamCopyProblem(const host::Device& device, const host::DeviceMemo
       return copied.error().message();
     }
   }
-  if (auto done = (*stream)->BlockHostUntilDone(); !done) return done.error().message();
+  if (auto done = conform::WaitForStream(check, **stream); !done) return done.error().message();
   for (size_t i = 0; i < bytes.size(); ++i) {
     if (auto problem = ReadBackProblem(bytes[i].first, bytes[i].second, read[i]);
         !problem.empty()) {
@@ -189,25 +194,49 @@ std::string StreamCopyProblem(const host::Device& device, const host::DeviceMemo
   return {};
 }
 
-// "" when a byte written at each end of `memory` (of `size` bytes) reads
+// What writing and reading back both ends of a block showed: nothing wrong
+// (empty `problems`), or what each way of copying met, and the function
+// that kept a way from being tried, if one did (then the memory cannot be
+// blamed: the way not tried might have worked).
+struct EndsProblem {
+  std::string problems;
+  std::optional<PluginFunction> untried;
+};
+
+// Whether a byte written at each end of `memory` (of `size` bytes) reads
 // back: proof that the whole range is there, not just its first page. The
 // synchronous copies are tried first, then copies on a stream: a broken copy
 // is the copy checks' to report, so only memory that no copy can use is
-// reported here.
-std::string ProblemUsingEnds(const host::Device& device, const host::DeviceMemory& memory,
-                             uint64_t size) {
+// reported here. A way through a function the check avoids is not tried.
+EndsProblem ProblemUsingEnds(conform::CheckContext& check, const host::Device& device,
+                             const host::DeviceMemory& memory, uint64_t size) {
   std::vector<std::pair<uint64_t, unsigned char>> ends = {{0, 0x5A}};
   if (size > 1) ends.emplace_back(size - 1, 0xC3);
   static constexpr std::array<CopyPath, 2> kPaths = {
-      CopyPath{"sync_memcpy_htod/sync_memcpy_dtoh", SyncCopyProblem},
-      CopyPath{"memcpy_htod/memcpy_dtoh on a stream", StreamCopyProblem}};
-  std::string problems;
+      CopyPath{"sync_memcpy_htod/sync_memcpy_dtoh",
+               SyncCopyProblem,
+               {PluginFunction::kSyncMemcpyHtoD, PluginFunction::kSyncMemcpyDtoH,
+                PluginFunction::kSyncMemcpyDtoH}},
+      CopyPath{"memcpy_htod/memcpy_dtoh on a stream",
+               StreamCopyProblem,
+               {PluginFunction::kCreateStream, PluginFunction::kMemcpyHtoD,
+                PluginFunction::kMemcpyDtoH}}};
+  EndsProblem found;
   for (const CopyPath& path : kPaths) {
-    const std::string problem = path.problem(device, memory, ends);
+    const auto avoided = std::find_if(path.uses.begin(), path.uses.end(),
+                                      [&](PluginFunction used) { return check.Avoids(used); });
+    if (avoided != path.uses.end()) {
+      found.problems += fmt::format("{}{}: not tried, {}", found.problems.empty() ? "" : "; ",
+                                    path.name, check.WhyAvoided(*avoided));
+      if (!found.untried) found.untried = *avoided;
+      continue;
+    }
+    const std::string problem = path.problem(check, device, memory, ends);
     if (problem.empty()) return {};
-    problems += fmt::format("{}{}: {}", problems.empty() ? "" : "; ", path.name, problem);
+    found.problems +=
+        fmt::format("{}{}: {}", found.problems.empty() ? "" : "; ", path.name, problem);
   }
-  return problems;
+  return found;
 }
 
 // A device range: where it starts, how long it is, what it was and, for
@@ -337,9 +366,15 @@ SECTL_CHECK("memory.allocate", kRequired,
     if (memory->size() < size) {
       short_sizes.push_back(fmt::format("{} for {}", memory->size(), Bytes(size)));
     }
-    if (auto problem = ProblemUsingEnds(device, *memory, size); !problem.empty()) {
+    if (const auto ends = ProblemUsingEnds(check, device, *memory, size); !ends.problems.empty()) {
+      if (ends.untried) {
+        check.Blocked(*ends.untried,
+                      fmt::format("whether the {} block allocate returned can be written and "
+                                  "read back at both ends cannot be told: {}",
+                                  Bytes(size), ends.problems));
+      }
       unusable.push_back(
-          fmt::format("{} at {}: {}", Bytes(size), Address(memory->opaque()), problem));
+          fmt::format("{} at {}: {}", Bytes(size), Address(memory->opaque()), ends.problems));
     }
     return std::move(*memory);
   };
@@ -944,14 +979,28 @@ int64_t PhysicalMemoryBytes() {
 }
 
 // Writes every page of `memory`, for devices (or plugins reading the
-// system's free memory) that commit memory only when it is first touched.
+// system's free memory) that commit memory only when it is first touched:
+// with sync_memcpy_htod, or memcpy_htod and a wait where the check avoids it.
 void Touch(conform::CheckContext& check, const host::Device& device,
            const host::DeviceMemory& memory, uint64_t bytes) {
   const std::vector<unsigned char> chunk(kMiB, 0x11);
+  std::unique_ptr<host::Stream> stream;
+  if (check.Avoids(PluginFunction::kSyncMemcpyHtoD)) {
+    stream = check.Require(device.CreateStream(), "create_stream (touching the memory taken)");
+  }
   for (uint64_t offset = 0; offset < bytes; offset += chunk.size()) {
     const uint64_t size = std::min<uint64_t>(chunk.size(), bytes - offset);
-    check.Require(device.SyncMemcpyHtoD(memory.Slice(offset, size), chunk.data(), size),
-                  "sync_memcpy_htod (touching the memory taken)");
+    if (!stream) {
+      check.Require(device.SyncMemcpyHtoD(memory.Slice(offset, size), chunk.data(), size),
+                    "sync_memcpy_htod (touching the memory taken)");
+      continue;
+    }
+    check.Require(stream->MemcpyHtoD(memory.Slice(offset, size), chunk.data(), size),
+                  "memcpy_htod (touching the memory taken)");
+  }
+  if (stream) {
+    check.Require(conform::WaitForStream(check, *stream),
+                  "waiting for the stream (touching the memory taken)");
   }
 }
 
@@ -980,10 +1029,10 @@ SECTL_CHECK("memory.usage_tracks_allocations", kRecommended,
   SkipUnlessProvided(check, {PluginFunction::kAllocate, PluginFunction::kDeallocate,
                              PluginFunction::kDeviceMemoryUsage, PluginFunction::kSyncMemcpyHtoD});
   const host::Device& device = check.device();
+  // device_memory_usage failing fails this check, which tests it, as it
+  // does memory.usage: what it establishes cannot be seen.
   auto read_free = [&] {
-    auto usage = device.QueryMemoryUsage();
-    if (!usage) check.Skip("device_memory_usage fails (memory.usage reports it)");
-    return usage->free_bytes;
+    return check.Require(device.QueryMemoryUsage(), "device_memory_usage").free_bytes;
   };
   const int64_t initially_free = read_free();
   if (initially_free < static_cast<int64_t>(2 * kTakenForUsage)) {

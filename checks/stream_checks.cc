@@ -82,7 +82,7 @@ void FinishStream(conform::CheckContext& check, host::Stream& stream) {
     EnqueueProbe(check, stream, [finished](TF_Status*) { finished->store(true); });
     if (!WaitUntil([&] { return finished->load(); }, kPatience)) BlockForSilentCallbacks(check);
   }
-  (void)stream.BlockHostUntilDone();
+  (void)conform::WaitForStream(check, stream);
 }
 
 // A host callback that keeps its stream busy until the check releases it, so
@@ -176,9 +176,19 @@ enum class Sighting : int { kNotYet, kOtherStillBusy, kOtherDone };
 
 // Runs `make_wait` (which makes `waiting` wait for `other`'s work so far)
 // while `other` is held busy, with a host callback on `waiting` behind the
-// wait. Returns what that callback saw.
+// wait. Returns what that callback saw. Without usable host callbacks
+// (broken, or seen not to run before the checks) the check is blocked at
+// once: nothing else can hold a stream and watch another.
 Sighting WatchWait(conform::CheckContext& check, host::Stream& waiting, host::Stream& other,
                    const std::function<void()>& make_wait) {
+  if (!conform::HostCallbacksUsable(check)) {
+    check.Blocked(PluginFunction::kHostCallback,
+                  fmt::format("this check holds one stream and watches another through host "
+                              "callbacks, and they are unusable here: {}",
+                              check.platform().Provides(PluginFunction::kHostCallback)
+                                  ? check.WhyAvoided(PluginFunction::kHostCallback)
+                                  : "the plugin does not provide host_callback"));
+  }
   // A stream that ignores the wait runs the callback about as fast as it
   // runs one now; `other` stays held well beyond that, so it is seen.
   const auto grace = std::clamp(
@@ -317,7 +327,7 @@ SECTL_CHECK("stream.in_order", kRequired,
                                         ReadBack{2, std::vector<unsigned char>(kBytes)}};
   auto stream = check.Require(device.CreateStream(), "create_stream");
   check.Require(stream->MemcpyHtoD(memory.base(), versions[0].data(), kBytes), "memcpy_htod");
-  check.Require(stream->BlockHostUntilDone(), "waiting for the stream");
+  check.Require(conform::WaitForStream(check, *stream), "waiting for the stream");
 
   // Behind a hold, so that an asynchronous plugin has all four copies queued.
   // Without usable host callbacks there is no hold; a plugin that reorders
@@ -559,7 +569,7 @@ SECTL_CHECK("stream.status_ok_when_healthy", kRequired,
   expect_ok("create_stream");
   check.Require(stream->MemcpyHtoD(memory.base(), written.data(), kBytes), "memcpy_htod");
   check.Require(stream->MemcpyDtoH(read_back.data(), memory.base(), kBytes), "memcpy_dtoh");
-  check.Require(stream->BlockHostUntilDone(), "waiting for the stream");
+  check.Require(conform::WaitForStream(check, *stream), "waiting for the stream");
   expect_ok("copies");
   // A host callback that succeeds, as TensorFlow's EventMgr and copy
   // completions enqueue all the time; where host_callback is broken (which

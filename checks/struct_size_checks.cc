@@ -30,14 +30,25 @@ struct PerCallStructSizes {
   std::optional<size_t> allocator_stats;
 };
 
-PerCallStructSizes ReadPerCallStructSizes(const host::Device& device) {
+// A function that fails here leaves its struct unread (allocate and
+// get_allocator_stats are memory.*'s to judge), except one that crashed or
+// hung before and was not called: that blocks the check, as calling it
+// would have.
+PerCallStructSizes ReadPerCallStructSizes(conform::CheckContext& check,
+                                          const host::Device& device) {
+  const auto block_if_avoided = [&](const Error& error) {
+    const auto culprit = error.culprit();
+    if (culprit && check.Avoids(*culprit) && !check.Tests(*culprit)) {
+      check.Blocked(*culprit, error.message());
+    }
+  };
   PerCallStructSizes sizes;
-  if (auto memory = device.Allocate(kSmallAllocation); memory && memory->opaque() != nullptr) {
-    sizes.device_memory_base = memory->base().struct_size;
-  }
-  if (auto stats = device.QueryAllocatorStats(); stats && stats->has_value()) {
-    sizes.allocator_stats = (*stats)->struct_size;
-  }
+  auto memory = device.Allocate(kSmallAllocation);
+  if (!memory) block_if_avoided(memory.error());
+  if (memory && memory->opaque() != nullptr) sizes.device_memory_base = memory->base().struct_size;
+  auto stats = device.QueryAllocatorStats();
+  if (!stats) block_if_avoided(stats.error());
+  if (stats && stats->has_value()) sizes.allocator_stats = (*stats)->struct_size;
   return sizes;
 }
 
@@ -184,7 +195,7 @@ SECTL_CHECK("struct_size.zero", kRequired,
     reported[std::string(report.reading.layout->struct_name)] = report.reading.reported_size;
   }
   if (device == nullptr) return;
-  const PerCallStructSizes sizes = ReadPerCallStructSizes(*device);
+  const PerCallStructSizes sizes = ReadPerCallStructSizes(check, *device);
   if (sizes.device_memory_base) reported["SP_DeviceMemoryBase"] = *sizes.device_memory_base;
   if (sizes.allocator_stats) reported["SP_AllocatorStats"] = *sizes.allocator_stats;
   if (sizes.device_memory_base == 0u) {
@@ -225,7 +236,7 @@ SECTL_CHECK("struct_size.vintage", kRecommended,
   std::vector<abi::StructSizeReading> readings;
   for (const auto& report : platform.struct_reports()) readings.push_back(report.reading);
   if (device != nullptr) {
-    const PerCallStructSizes sizes = ReadPerCallStructSizes(*device);
+    const PerCallStructSizes sizes = ReadPerCallStructSizes(check, *device);
     if (sizes.device_memory_base) {
       readings.push_back(
           abi::ReadStructSize(StructKind::kDeviceMemoryBase, *sizes.device_memory_base));
@@ -301,7 +312,7 @@ SECTL_CHECK(
   // allocator statistics hand over the per-device structs too.
   host::Platform& platform = check.platform();
   const auto device = TryCreateDevice(check, platform);
-  if (device != nullptr) (void)ReadPerCallStructSizes(*device);
+  if (device != nullptr) (void)ReadPerCallStructSizes(check, *device);
   const abi::HostGeneration& generation = check.generation();
   check.details()["tf_version"] = generation.id;
   check.details()["older_generations_judged_by"] = OlderGenerations(generation);

@@ -8,13 +8,16 @@
 // its work at enqueue time (synchronously) or later (asynchronously). Where
 // host_callback is broken, timer.nanoseconds_unit brackets a long copy
 // instead (its reading is right whatever the copy takes, as the host also
-// waits between start and stop), so that a broken timer is still found;
-// timer.measures_stream_time needs the callback's known duration and is
-// then blocked by host_callback.
+// waits between start and stop), and where the copy route is broken too
+// (allocate or the copies), nothing: start and stop on an idle stream with
+// the host sleeping between them. So a broken timer is found whatever else
+// is broken; timer.measures_stream_time needs the callback's known duration
+// and is then blocked by host_callback.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -59,27 +62,39 @@ void SkipWithoutTimers(conform::CheckContext& check) {
   for (PluginFunction function : {PluginFunction::kCreateTimer, PluginFunction::kStartTimer,
                                   PluginFunction::kStopTimer, PluginFunction::kNanoseconds}) {
     if (check.Avoids(function) && !check.Tests(function)) {
-      check.Blocked(function, fmt::format("{} crashed or hung in an earlier run of this check",
-                                          abi::QualifiedName(function)));
+      check.Blocked(function, check.WhyAvoided(function));
     }
   }
 }
 
 // A problem with a timer fails the check for a TensorFlow that uses timers,
 // and is a warning for one that no longer does.
-void ReportTimerProblem(conform::CheckContext& check, const std::string& problem) {
+// `culprit`, where given, is the function the problem is blamed on.
+void ReportTimerProblem(conform::CheckContext& check, const std::string& problem,
+                        std::optional<PluginFunction> culprit = std::nullopt) {
   if (check.generation().validates_timers) {
-    check.Fail(problem);
+    if (culprit) {
+      check.FailIn(*culprit, problem);
+    } else {
+      check.Fail(problem);
+    }
+    return;
+  }
+  const std::string warning =
+      fmt::format("{} (timers are unused by {}, but older TensorFlow relies on them)", problem,
+                  check.generation().description);
+  if (culprit) {
+    check.WarnIn(*culprit, warning);
   } else {
-    check.Warn(fmt::format("{} (timers are unused by {}, but older TensorFlow relies on them)",
-                           problem, check.generation().description));
+    check.Warn(warning);
   }
 }
 
 // One timing of a stream, and the wall-clock time around all of it.
 struct Reading {
   uint64_t nanoseconds = 0;
-  std::string busy_work;  // what kept the stream busy
+  std::string busy_work;                    // what kept the stream busy
+  std::optional<conform::IdleStream> idle;  // set where nothing could
   std::chrono::nanoseconds wall{0};
   std::chrono::nanoseconds host_gap{0};
 
@@ -119,34 +134,45 @@ void ExpectTheStreamWasDone(conform::CheckContext& check, host::Stream& stream,
                             first_reading, later, std::chrono::milliseconds(kSettle).count()));
 }
 
-// Times busy work on `stream` (a host callback that sleeps kBusy, or a long
-// copy; see conform::BusyWork): start_timer, the work, `host_gap` of the
-// host's own sleep, stop_timer; then waits for the stream and reads the
-// timer. With `need_callback`, busy work other than a host callback blocks
-// the check.
+// Stops a check that needs a host callback of known duration between
+// start_timer and stop_timer.
+[[noreturn]] void BlockForCallbacks(conform::CheckContext& check) {
+  const std::string why = check.platform().Provides(PluginFunction::kHostCallback)
+                              ? check.WhyAvoided(PluginFunction::kHostCallback)
+                              : std::string("the plugin does not provide host_callback");
+  check.Blocked(PluginFunction::kHostCallback,
+                fmt::format("this check needs a host callback of known duration between "
+                            "start_timer and stop_timer, and host callbacks are unusable here: {}",
+                            why.empty() ? "host_callback failed" : why));
+}
+
+// Times busy work on `stream` (a host callback that sleeps kBusy, a long
+// copy, or, where neither works, nothing; see conform::BusyWork):
+// start_timer, the work, `host_gap` of the host's own sleep, stop_timer;
+// then waits for the stream and reads the timer. With `need_callback`, busy
+// work other than a host callback blocks the check.
 Reading TimeBusyStream(conform::CheckContext& check, host::Stream& stream,
                        std::chrono::nanoseconds host_gap, bool need_callback) {
-  if (need_callback && !conform::HostCallbacksUsable(check)) {
-    check.Blocked(PluginFunction::kHostCallback,
-                  "this check needs a host callback of known duration between start_timer and "
-                  "stop_timer, and host_callback failed");
-  }
+  if (need_callback && !conform::HostCallbacksUsable(check)) BlockForCallbacks(check);
   auto timer = check.Require(check.device().CreateTimer(), "create_timer");
   const auto start = std::chrono::steady_clock::now();
   check.Require(timer->Start(stream), "start_timer");
   Reading reading;
   {
-    const conform::BusyWork busy(check, stream, kBusy);
+    const conform::BusyWork busy(check, stream, kBusy,
+                                 need_callback ? conform::BusyWork::WithoutRoute::kBlock
+                                               : conform::BusyWork::WithoutRoute::kLeaveIdle);
     if (need_callback && busy.route() != conform::BusyWork::Route::kHostCallback) {
-      check.Blocked(PluginFunction::kHostCallback,
-                    "this check needs a host callback of known duration between start_timer and "
-                    "stop_timer, and host_callback failed");
+      BlockForCallbacks(check);
     }
     reading.busy_work = busy.Describe();
+    if (busy.route() == conform::BusyWork::Route::kIdle) reading.idle = busy.Idle();
     std::this_thread::sleep_for(host_gap);
     check.Require(timer->Stop(stream), "stop_timer");
     // The stream is done once it is past the work and a wait returned.
-    if (busy.route() == conform::BusyWork::Route::kCopy) (void)stream.BlockHostUntilDone();
+    if (busy.route() == conform::BusyWork::Route::kCopy) {
+      (void)conform::WaitForStream(check, stream);
+    }
     if (!busy.Await(kPatience)) {
       check.Blocked(busy.StalledFunction(),
                     fmt::format("this check keeps the stream busy with {}, which had not "
@@ -154,7 +180,7 @@ Reading TimeBusyStream(conform::CheckContext& check, host::Stream& stream,
                                 busy.Describe(), std::chrono::seconds(kPatience).count()));
     }
   }
-  (void)stream.BlockHostUntilDone();
+  (void)conform::WaitForStream(check, stream);
   reading.wall = std::chrono::steady_clock::now() - start;
   reading.host_gap = host_gap;
   reading.nanoseconds = check.Require(timer->Nanoseconds(), "nanoseconds");
@@ -208,13 +234,28 @@ SECTL_CHECK("timer.nanoseconds_unit", kRequired,
   } else if (nanoseconds >= wall_ns / 2e6 && nanoseconds <= wall_ns / 5e5) {
     likely_unit = ": that is the interval in milliseconds";
   }
+  // On an idle stream, a plugin that runs its work only when waited for may
+  // time nearly nothing between start and stop; only a reading in another
+  // unit, or longer than the host's, is then certainly wrong.
+  if (reading.idle && likely_unit.empty() && !reading.at_least_busy_time()) {
+    conform::BlockBecauseIdle(
+        check, *reading.idle,
+        fmt::format("a timer started and stopped on an idle stream, {} ms apart by the host's "
+                    "clock, read {} ns",
+                    std::chrono::milliseconds(kBusy).count(), reading.nanoseconds),
+        "telling a timer that misses stream time from one whose stream ran nothing");
+  }
   ReportTimerProblem(
       check,
       fmt::format("a timer around at least {} ms of stream and host time read {} ns, where the "
                   "host measured {} ns around it all{}. TensorFlow reads nanoseconds (and "
                   "divides by 1000 for microseconds), so its timings would be off by that factor",
                   std::chrono::milliseconds(kBusy).count(), reading.nanoseconds,
-                  reading.wall.count(), likely_unit));
+                  reading.wall.count(), likely_unit),
+      // The reading is what nanoseconds reports: whatever start and stop
+      // recorded, it is the one to convert (and measures_stream_time is
+      // blocked by it).
+      PluginFunction::kNanoseconds);
 }
 
 SECTL_CHECK("timer.measures_stream_time", kRequired,
@@ -237,9 +278,14 @@ SECTL_CHECK("timer.measures_stream_time", kRequired,
   auto stream = check.Require(check.device().CreateStream(), "create_stream");
   const Reading calibration = TimeWithHostGap(check, *stream, /*need_callback=*/true);
   if (!calibration.plausible()) {
-    check.Skip(
-        "the timer reads implausibly even where stream and enqueue time agree "
-        "(timer.nanoseconds_unit reports it)");
+    // A reading in the wrong unit or from a broken clock is nanoseconds'
+    // defect as much as the timer's: timer.nanoseconds_unit reports it.
+    check.Blocked(PluginFunction::kNanoseconds,
+                  fmt::format("the timer read {} ns around {} of at least {} ms, where stream "
+                              "and enqueue time agree: implausible, so what it measures cannot "
+                              "be told",
+                              calibration.nanoseconds, calibration.busy_work,
+                              std::chrono::milliseconds(kBusy).count()));
   }
   // Now the host enqueues stop right after the callback: only the stream
   // spends kBusy between start and stop.

@@ -138,13 +138,22 @@ INSTANTIATE_TEST_SUITE_P(Field, FieldCopyFaults,
                                         {"fill.mem_zero", "pass"},
                                         {"fill.memset32", "pass"}},
                                        {"SP_StreamExecutor.sync_memcpy_htod"}},
-                             // Fills that do nothing are found although host callbacks are broken.
+                             // Fills that do nothing are found although host callbacks are broken
+                             // (which every check that tests host_callback reports).
                              FieldCase{"mem_zero_noop",
-                                       {{"fill.mem_zero", "fail"}, {"callback.enqueued", "fail"}},
+                                       {{"fill.mem_zero", "fail"},
+                                        {"callback.enqueued", "fail"},
+                                        {"callback.called_once", "fail"},
+                                        {"callback.after_earlier_work", "fail"},
+                                        {"callback.error_reaches_stream", "fail"}},
                                        {"SP_StreamExecutor.host_callback"}},
                              // TensorFlow never calls the 8-bit memset: a warning.
                              FieldCase{"memset_noop",
-                                       {{"fill.memset", "warn"}, {"callback.enqueued", "fail"}},
+                                       {{"fill.memset", "warn"},
+                                        {"callback.enqueued", "fail"},
+                                        {"callback.called_once", "fail"},
+                                        {"callback.after_earlier_work", "fail"},
+                                        {"callback.error_reaches_stream", "fail"}},
                                        {"SP_StreamExecutor.host_callback"}}),
                          [](const auto& info) { return info.param.fault; });
 

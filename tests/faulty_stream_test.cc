@@ -32,12 +32,30 @@ INSTANTIATE_TEST_SUITE_P(
         FaultCase{"synchronize_returns_early", "stream.synchronize_all_activity", "fail"},
         FaultCase{"stream_status_spurious_error", "stream.status_ok_when_healthy", "fail"},
         FaultCase{"event_complete_early", "event.completes_when_reached", "fail"},
-        FaultCase{"event_status_unknown", "event.status_values", "fail"},
+        // An UNKNOWN also means the event never says it completed: the other
+        // check that tests get_event_status fails on it too (it skipped, once).
+        FaultCase{"event_status_unknown",
+                  "event.status_values",
+                  "fail",
+                  {},
+                  {"event.completes_when_reached"}},
         FaultCase{"event_rerecord_keeps_complete", "event.rerecord_resets", "fail"},
         FaultCase{"block_for_event_returns_early", "event.block_host_for_event", "fail"},
-        FaultCase{"callback_not_enqueued", "callback.enqueued", "fail"},
+        // The other callback checks test host_callback too, and can see
+        // nothing of what they establish: they fail with it (they skipped,
+        // once, which a run selecting only them would have passed).
+        FaultCase{"callback_not_enqueued",
+                  "callback.enqueued",
+                  "fail",
+                  {},
+                  {"callback.called_once", "callback.after_earlier_work",
+                   "callback.error_reaches_stream"}},
         FaultCase{"callback_called_twice", "callback.called_once", "fail"},
-        FaultCase{"callback_never_called", "callback.called_once", "fail"},
+        FaultCase{"callback_never_called",
+                  "callback.called_once",
+                  "fail",
+                  {},
+                  {"callback.after_earlier_work", "callback.error_reaches_stream"}},
         FaultCase{"callback_before_earlier_work", "callback.after_earlier_work", "fail"},
         FaultCase{"callback_error_dropped", "callback.error_reaches_stream", "fail"},
         // TensorFlow 2.16 and newer no longer use timers: a broken one is a warning there...
@@ -57,10 +75,14 @@ constexpr std::string_view kHostCallback = "SP_StreamExecutor.host_callback";
 INSTANTIATE_TEST_SUITE_P(Field, FieldStreamFaults,
                          ::testing::Values(
                              // host_callback returns TF_OK (false) and never runs the callback:
-                             // only callback.enqueued fails, and the stream, event and timer checks
-                             // that can watch the stream through a long copy instead still pass.
+                             // only the callback checks fail, and the stream, event and timer
+                             // checks that can watch the stream through a long copy instead
+                             // still pass.
                              FieldCase{"host_callback_returns_false",
                                        {{"callback.enqueued", "fail"},
+                                        {"callback.called_once", "fail"},
+                                        {"callback.after_earlier_work", "fail"},
+                                        {"callback.error_reaches_stream", "fail"},
                                         {"stream.in_order", "pass"},
                                         {"stream.block_host_until_done", "pass"},
                                         {"stream.synchronize_all_activity", "pass"},
@@ -72,11 +94,18 @@ INSTANTIATE_TEST_SUITE_P(Field, FieldStreamFaults,
                                         {"timer.nanoseconds_unit", "pass"}},
                                        {std::string(kHostCallback)},
                                        {"--tf-version", "2.10"}},
-                             // Behind broken callbacks: get_event_status always UNKNOWN.
-                             FieldCase{
-                                 "event_status_always_unknown",
-                                 {{"event.status_values", "fail"}, {"callback.enqueued", "fail"}},
-                                 {std::string(kHostCallback)}},
+                             // Behind broken callbacks: get_event_status always UNKNOWN. The
+                             // event never says it completed, so no second record can be told
+                             // apart from the first.
+                             FieldCase{"event_status_always_unknown",
+                                       {{"event.status_values", "fail"},
+                                        {"event.completes_when_reached", "fail"},
+                                        {"callback.enqueued", "fail"},
+                                        {"callback.called_once", "fail"},
+                                        {"callback.after_earlier_work", "fail"},
+                                        {"callback.error_reaches_stream", "fail"}},
+                                       {std::string(kHostCallback),
+                                        "SP_StreamExecutor.get_event_status"}},
                              // block_host_until_done returns while a stop_timer is still on
                              // its way: the timer checks name the wait rather than fail the
                              // timer (their reading changes once the stream is really done).
@@ -90,6 +119,9 @@ INSTANTIATE_TEST_SUITE_P(Field, FieldStreamFaults,
                              FieldCase{"timer_handle_unset",
                                        {{"timer.nanoseconds_unit", "crash"},
                                         {"callback.enqueued", "fail"},
+                                        {"callback.called_once", "fail"},
+                                        {"callback.after_earlier_work", "fail"},
+                                        {"callback.error_reaches_stream", "fail"},
                                         {"timer.measures_stream_time", "blocked"}},
                                        {std::string(kHostCallback)},
                                        {"--tf-version", "2.10"}}),

@@ -131,6 +131,11 @@ HostileRun ConformHostile(const std::string& plugin, const TemporaryDirectory& d
   return run;
 }
 
+// The hostile plugins act in their first allocate. Before the checks, sectl
+// tries a copy to the device and back in a process of its own
+// (conform/helper_triage.h): one process that acts and is no check.
+constexpr size_t kActsBeforeTheChecks = 1;
+
 size_t CountNotes(const HostileRun& run, const std::string& note) {
   size_t count = 0;
   for (const std::string& line : run.notes) count += line == note ? 1 : 0;
@@ -223,8 +228,8 @@ TEST(HostileIsolation, GarbageOnEveryDescriptorIsThePluginsFailure) {
   // Each check process that wrote garbage is one check that failed for it
   // (the act is once per process and a crash is not run again).
   const size_t acts = CountNotes(run, "wrote garbage");
-  EXPECT_GT(acts, 0U);
-  EXPECT_EQ(IdsWithStatus(run.sectl.report, {"crash"}).size(), acts);
+  EXPECT_GT(acts, kActsBeforeTheChecks);
+  EXPECT_EQ(IdsWithStatus(run.sectl.report, {"crash"}).size(), acts - kActsBeforeTheChecks);
 }
 
 TEST(HostileIsolation, AForgedPassIsNotBelieved) {
@@ -258,13 +263,13 @@ TEST(HostileIsolation, EndlessWritesLeaveSectlsMemoryBounded) {
   ExpectACompleteReport(run.sectl);
   EXPECT_EQ(run.sectl.exit_code, 1) << run.sectl.err;
   const size_t acts = CountNotes(run, "flooding every descriptor");
-  EXPECT_GT(acts, 0U);
+  EXPECT_GT(acts, kActsBeforeTheChecks);
   for (const auto& [id, result] : ResultsById(run.sectl.report)) {
     EXPECT_NE(result.value("status", ""), "error") << id << ": " << result.value("message", "");
   }
   // Every flooded check failed (the channel overflowed or held foreign
   // bytes, or the check timed out).
-  EXPECT_EQ(IdsWithStatus(run.sectl.report, kPluginsFailure).size(), acts);
+  EXPECT_EQ(IdsWithStatus(run.sectl.report, kPluginsFailure).size(), acts - kActsBeforeTheChecks);
   // Each flooding process offered 25 MiB to the channel and to its output
   // before the check went on; sectl kept 16 MiB of the one and 64 KiB of
   // the other at most.
@@ -281,7 +286,7 @@ TEST(HostileIsolation, ProcessesThatLeaveTheSessionAreEndedAndCounted) {
   ExpectACompleteReport(run.sectl);
   EXPECT_TRUE(ProcessesNamed(run.tag).empty()) << "a stray outlived sectl";
   const size_t strays = CountNotes(run, "forked a stray");
-  ASSERT_GT(strays, 0U);
+  ASSERT_GT(strays, kActsBeforeTheChecks);
   // Each check counts the strays its process left (one per process).
   size_t counted = 0;
   for (const auto& [id, result] : ResultsById(run.sectl.report)) {
@@ -291,7 +296,9 @@ TEST(HostileIsolation, ProcessesThatLeaveTheSessionAreEndedAndCounted) {
       counted += details["stray_processes"].get<size_t>();
     }
   }
-  EXPECT_EQ(counted, strays);
+  // The stray of the process before the checks was ended just the same
+  // (checked below), and counted by no check.
+  EXPECT_EQ(counted, strays - kActsBeforeTheChecks);
   // A stray that survived writes its marker 3 s after it was forked, which
   // was before sectl returned.
   std::this_thread::sleep_for(std::chrono::milliseconds(3500));

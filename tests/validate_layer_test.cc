@@ -267,10 +267,14 @@ INSTANTIATE_TEST_SUITE_P(
                                   {"--filter", "callback.called_once"}},
                       // Its base (minimal) has no block_host_until_done: the check of
                       // synchronize_all_activity is the one that waits for the stream.
-                      PluginFault{"callback_never_called",
-                                  "callback.not_run_by_sync",
-                                  "SP_StreamExecutor.synchronize_all_activity",
-                                  {"--filter", "stream.synchronize_all_activity"}},
+                      // In sectl's own process nothing is learned before the checks, so
+                      // the check keeps its streams busy with host callbacks (elsewhere it
+                      // knows they never run, and copies instead).
+                      PluginFault{
+                          "callback_never_called",
+                          "callback.not_run_by_sync",
+                          "SP_StreamExecutor.synchronize_all_activity",
+                          {"--filter", "stream.synchronize_all_activity", "--isolation", "none"}},
                       PluginFault{"event_status_out_of_range",
                                   "event.status_out_of_range",
                                   "SP_StreamExecutor.get_event_status",

@@ -33,13 +33,21 @@ bool HostCallbacksUsable(CheckContext& check) {
          !check.Avoids(abi::PluginFunction::kHostCallback);
 }
 
-namespace {
-
-// The copy route's size: long enough that an asynchronous plugin is still
-// copying while the check looks (milliseconds), small enough for any device.
-constexpr size_t kBusyCopyBytes = size_t{16} << 20;
-
-}  // namespace
+Expected<void> WaitForStream(CheckContext& check, host::Stream& stream) {
+  using abi::PluginFunction;
+  // TensorFlow's own wait where the plugin lacks block_host_until_done
+  // goes through events; either way, the stream's own wait.
+  const PluginFunction block = check.platform().Provides(PluginFunction::kBlockHostUntilDone)
+                                   ? PluginFunction::kBlockHostUntilDone
+                                   : PluginFunction::kBlockHostForEvent;
+  if (!check.Avoids(block) || check.Tests(block)) return stream.BlockHostUntilDone();
+  if (!check.Avoids(PluginFunction::kSynchronizeAllActivity)) {
+    return check.device().SynchronizeAllActivity();
+  }
+  return PluginFailure(
+      block, fmt::format("no way is left to wait for a stream: {}; and {}", check.WhyAvoided(block),
+                         check.WhyAvoided(PluginFunction::kSynchronizeAllActivity)));
+}
 
 struct BusyWork::State {
   Route route = Route::kHostCallback;
@@ -49,12 +57,22 @@ struct BusyWork::State {
   host::DeviceMemory device_buffer;
   std::vector<unsigned char> sent;
   std::shared_ptr<std::vector<unsigned char>> landing;
+  // The idle route: the function that ruled the busy routes out, and why.
+  abi::PluginFunction idle_because = abi::PluginFunction::kHostCallback;
+  std::string why_idle;
 
   bool finished() const {
-    if (route == Route::kHostCallback) return callback_returned.load();
-    // Read while the plugin may still be writing: a torn read only delays
-    // the moment the bytes are seen equal.
-    return std::memcmp(landing->data(), sent.data(), sent.size()) == 0;
+    switch (route) {
+      case Route::kHostCallback:
+        return callback_returned.load();
+      case Route::kCopy:
+        // Read while the plugin may still be writing: a torn read only
+        // delays the moment the bytes are seen equal.
+        return std::memcmp(landing->data(), sent.data(), sent.size()) == 0;
+      case Route::kIdle:
+        return true;
+    }
+    return true;
   }
 };
 
@@ -68,10 +86,23 @@ std::vector<std::shared_ptr<std::vector<unsigned char>>>& AbandonedLandings() {
   return landings;
 }
 
+// Why a route's function cannot be used: absent, or avoided (and why).
+std::string WhyUnusable(CheckContext& check, abi::PluginFunction function) {
+  if (!check.platform().Provides(function)) {
+    return fmt::format("the plugin does not provide {}", abi::InfoOf(function).member);
+  }
+  return check.WhyAvoided(function);
+}
+
+bool Usable(CheckContext& check, abi::PluginFunction function) {
+  return check.platform().Provides(function) && !check.Avoids(function);
+}
+
 }  // namespace
 
-BusyWork::BusyWork(CheckContext& check, host::Stream& stream, std::chrono::milliseconds duration)
-    : stream_(stream), state_(std::make_shared<State>()) {
+BusyWork::BusyWork(CheckContext& check, host::Stream& stream, std::chrono::milliseconds duration,
+                   WithoutRoute without_route)
+    : check_(check), stream_(stream), state_(std::make_shared<State>()) {
   using abi::PluginFunction;
   state_->duration = duration;
   if (HostCallbacksUsable(check)) {
@@ -87,32 +118,70 @@ BusyWork::BusyWork(CheckContext& check, host::Stream& stream, std::chrono::milli
     // Broken for this check: the copy route from now on.
     check.Avoid(*culprit);
   }
-  for (PluginFunction needed : {PluginFunction::kMemcpyHtoD, PluginFunction::kMemcpyDtoH}) {
-    if (check.platform().Provides(needed) && !check.Avoids(needed)) continue;
-    check.Blocked(
-        check.platform().Provides(PluginFunction::kHostCallback) ? PluginFunction::kHostCallback
-                                                                 : needed,
-        fmt::format("this check keeps a stream busy with a host callback or, failing that, a "
-                    "long copy, and neither works here ({} is missing or failed)",
-                    abi::QualifiedName(needed)));
+  const std::string no_callback = WhyUnusable(check, PluginFunction::kHostCallback);
+  // The function a check without a route is blocked by: host_callback, the
+  // usual route, where the plugin has it.
+  const PluginFunction first_route = check.platform().Provides(PluginFunction::kHostCallback)
+                                         ? PluginFunction::kHostCallback
+                                         : PluginFunction::kMemcpyHtoD;
+  const auto without = [&](const std::string& no_copy) {
+    const std::string why = fmt::format(
+        "host callbacks are unusable ({}), and so is a long copy ({})", no_callback, no_copy);
+    if (without_route == WithoutRoute::kBlock) {
+      check.Blocked(first_route,
+                    fmt::format("this check keeps a stream busy with a host callback or, failing "
+                                "that, a long copy, and neither works here: {}",
+                                why));
+    }
+    state_->route = Route::kIdle;
+    state_->idle_because = first_route;
+    state_->why_idle = why;
+  };
+  for (PluginFunction needed :
+       {PluginFunction::kAllocate, PluginFunction::kMemcpyHtoD, PluginFunction::kMemcpyDtoH}) {
+    if (Usable(check, needed)) continue;
+    without(WhyUnusable(check, needed));
+    return;
+  }
+  // A step of the copy route that fails: blocked, or idle where the check
+  // allows it (the step's function is avoided from then on).
+  const auto failed = [&](const Error& error, std::string_view doing) {
+    const auto culprit = error.culprit();
+    if (without_route == WithoutRoute::kBlock || !culprit || check.Tests(*culprit)) {
+      check.Require(Expected<void>(tl::unexpected(error)), doing);
+    }
+    check.Avoid(*culprit);
+    // Whatever was enqueued before ends before the check uses the stream.
+    (void)WaitForStream(check, stream);
+    without(fmt::format("{}: {}", doing, error.message()));
+  };
+  auto memory = check.device().Allocate(kBusyCopyBytes);
+  if (!memory) {
+    failed(memory.error(), "allocate (to keep a stream busy)");
+    return;
   }
   state_->route = Route::kCopy;
-  state_->device_buffer =
-      check.Require(check.device().Allocate(kBusyCopyBytes), "allocate (to keep a stream busy)");
+  state_->device_buffer = std::move(*memory);
   state_->sent = TestPattern(kBusyCopyBytes, 11);
   state_->landing = std::make_shared<std::vector<unsigned char>>(state_->sent);
   for (unsigned char& byte : *state_->landing) byte = static_cast<unsigned char>(~byte);
-  check.Require(
-      stream.MemcpyHtoD(state_->device_buffer.base(), state_->sent.data(), state_->sent.size()),
-      "memcpy_htod (to keep a stream busy)");
-  check.Require(
-      stream.MemcpyDtoH(state_->landing->data(), state_->device_buffer.base(), state_->sent.size()),
-      "memcpy_dtoh (to keep a stream busy)");
+  if (auto copied =
+          stream.MemcpyHtoD(state_->device_buffer.base(), state_->sent.data(), state_->sent.size());
+      !copied) {
+    failed(copied.error(), "memcpy_htod (to keep a stream busy)");
+    return;
+  }
+  if (auto copied = stream.MemcpyDtoH(state_->landing->data(), state_->device_buffer.base(),
+                                      state_->sent.size());
+      !copied) {
+    failed(copied.error(), "memcpy_dtoh (to keep a stream busy)");
+    return;
+  }
 }
 
 BusyWork::~BusyWork() {
   if (state_->route != Route::kCopy || state_->finished()) return;
-  (void)stream_.BlockHostUntilDone();
+  (void)WaitForStream(check_, stream_);
   if (state_->finished()) return;
   std::lock_guard lock(abandoned_mutex);
   AbandonedLandings().push_back(state_->landing);
@@ -127,15 +196,30 @@ bool BusyWork::Await(std::chrono::milliseconds limit) const {
 BusyWork::Route BusyWork::route() const { return state_->route; }
 
 std::string BusyWork::Describe() const {
-  if (state_->route == Route::kHostCallback) {
-    return fmt::format("a host callback sleeping {} ms", state_->duration.count());
+  switch (state_->route) {
+    case Route::kHostCallback:
+      return fmt::format("a host callback sleeping {} ms", state_->duration.count());
+    case Route::kCopy:
+      return fmt::format("a copy of {} MiB to the device and back", kBusyCopyBytes >> 20);
+    case Route::kIdle:
+      return fmt::format("nothing (an idle stream: {})", state_->why_idle);
   }
-  return fmt::format("a copy of {} MiB to the device and back", kBusyCopyBytes >> 20);
+  return {};
 }
 
 abi::PluginFunction BusyWork::StalledFunction() const {
-  return state_->route == Route::kHostCallback ? abi::PluginFunction::kHostCallback
-                                               : abi::PluginFunction::kMemcpyDtoH;
+  return state_->route == Route::kCopy ? abi::PluginFunction::kMemcpyDtoH
+                                       : abi::PluginFunction::kHostCallback;
+}
+
+IdleStream BusyWork::Idle() const { return {state_->idle_because, state_->why_idle}; }
+
+void BlockBecauseIdle(CheckContext& check, const IdleStream& idle, std::string_view what_was_seen,
+                      std::string_view needs_busy_work_to) {
+  check.Blocked(idle.because,
+                fmt::format("{}; {} needs work that keeps the stream busy, and none is possible "
+                            "here: {}",
+                            what_was_seen, needs_busy_work_to, idle.why));
 }
 
 std::vector<unsigned char> TestPattern(size_t size, unsigned seed) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "abi/plugin_functions.h"
+#include "base/error.h"
 
 namespace sectl::host {
 class Stream;
@@ -44,6 +45,24 @@ bool WaitUntil(Condition done, std::chrono::milliseconds limit) {
 // run of the check crashed or hung in it (CheckContext::Avoids).
 bool HostCallbacksUsable(CheckContext& check);
 
+// The copy route's size (BusyWork): long enough that an asynchronous plugin
+// is still copying while the check looks (milliseconds), small enough for
+// any device.
+inline constexpr size_t kBusyCopyBytes = size_t{16} << 20;
+
+// Waits until `stream` has run everything enqueued on it, by a way the
+// check does not avoid: block_host_until_done (or TensorFlow's event
+// fallback where the plugin has none), else synchronize_all_activity. An
+// error when both are avoided (blamed on block_host_until_done).
+Expected<void> WaitForStream(CheckContext& check, host::Stream& stream);
+
+// Why a stream was left idle (BusyWork's route kIdle), kept beyond the
+// BusyWork for the check's verdict.
+struct IdleStream {
+  abi::PluginFunction because = abi::PluginFunction::kHostCallback;
+  std::string why;
+};
+
 // Work that keeps a stream busy for a while and lets the host see when the
 // stream has got past it, by one of two routes:
 //  - a host callback that sleeps `duration` (the usual route), or
@@ -56,36 +75,56 @@ bool HostCallbacksUsable(CheckContext& check);
 // a check must conclude only from what no correct plugin can produce (for
 // instance: a wait returned, and the work finished only later).
 //
-// Stops the check as blocked when no route is left. Destroy it before its
-// stream: it waits for the stream when the work has not finished.
+// When neither route works (host_callback and allocate or the copies are
+// broken or avoided), a check that can still learn something from an idle
+// stream asks for kLeaveIdle: nothing is enqueued (route kIdle), the work
+// counts as finished, and the check reports what it finds there; where an
+// idle stream cannot show all it establishes, it ends blocked by
+// the function Idle() names (see BlockBecauseIdle). Otherwise the check is blocked at
+// once. Destroy it before its stream: it waits for the stream when the work
+// has not finished.
 class BusyWork {
  public:
-  enum class Route { kHostCallback, kCopy };
+  enum class Route { kHostCallback, kCopy, kIdle };
+  enum class WithoutRoute { kBlock, kLeaveIdle };
 
-  BusyWork(CheckContext& check, host::Stream& stream, std::chrono::milliseconds duration);
+  BusyWork(CheckContext& check, host::Stream& stream, std::chrono::milliseconds duration,
+           WithoutRoute without_route = WithoutRoute::kBlock);
   ~BusyWork();
   BusyWork(const BusyWork&) = delete;
   BusyWork& operator=(const BusyWork&) = delete;
 
   // Whether the stream has got past the work (the callback returned, or
-  // every byte of the copy arrived).
+  // every byte of the copy arrived; always, on an idle stream).
   bool finished() const;
   // Waits up to `limit` for finished(); returns it.
   bool Await(std::chrono::milliseconds limit) const;
 
   Route route() const;
-  // "a host callback sleeping 50 ms" or "a copy of 16 MiB to the device and back"
+  // "a host callback sleeping 50 ms", "a copy of 16 MiB to the device and
+  // back", or "nothing (an idle stream: ...why...)"
   std::string Describe() const;
   // The function to blame when the work never finishes: host_callback when
   // callbacks never run, memcpy_dtoh when the copy never lands.
   abi::PluginFunction StalledFunction() const;
+  // On route kIdle: the function that ruled the busy routes out (the first
+  // route's), and why none was usable.
+  IdleStream Idle() const;
 
   struct State;
 
  private:
+  CheckContext& check_;
   host::Stream& stream_;
   std::shared_ptr<State> state_;
 };
+
+// Stops a check that found no defect on an idle stream (`what_was_seen`)
+// but needs busy work for the rest of what it establishes
+// (`needs_busy_work_to`): blocked by the function that ruled busy work out.
+[[noreturn]] void BlockBecauseIdle(CheckContext& check, const IdleStream& idle,
+                                   std::string_view what_was_seen,
+                                   std::string_view needs_busy_work_to);
 
 // Bytes that differ from position to position and from `seed` to `seed`, so
 // that a copy from the wrong offset or a stale buffer is visible.

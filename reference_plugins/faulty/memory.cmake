@@ -4,6 +4,9 @@ sectl_add_faulty_plugin(SIZE_NOT_REPORTED memory_faults.c)
 sectl_add_faulty_plugin(ALLOCATE_ZERO_CRASH memory_faults.c)
 sectl_add_faulty_plugin(DEALLOCATE_NEEDS_SIZE memory_faults.c)
 sectl_add_faulty_plugin(OVERLAPPING_ALLOCATIONS memory_faults.c)
+# Every small block is one and the same: copies between two live blocks
+# cannot be judged, and the copy checks are blocked by allocate.
+sectl_add_faulty_plugin(ALLOCATE_ONE_BLOCK memory_faults.c)
 sectl_add_faulty_plugin(UNALIGNED_HOST_MEMORY memory_faults.c)
 # The minimal plugin has no unified memory.
 sectl_add_faulty_plugin(UNALIGNED_UNIFIED_MEMORY memory_faults.c BASE cpu)

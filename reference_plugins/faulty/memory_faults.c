@@ -189,6 +189,30 @@ static void RacyDeallocate(const SP_Device* device, SP_DeviceMemoryBase* memory)
 }
 #endif
 
+#if defined(FAULT_ALLOCATE_ONE_BLOCK)
+/* Every block of up to 1 MiB is the same static 1 MiB block: an allocator
+ * that forgets the block is in use. Two live allocations always share their
+ * bytes, even in one thread, so a copy between them cannot be judged. */
+enum { kOneBlockBytes = 1 << 20 };
+static _Alignas(64) unsigned char one_block[kOneBlockBytes];
+
+static void AllocateTheOneBlock(const SP_Device* device, uint64_t size, int64_t memory_space,
+                                SP_DeviceMemoryBase* mem) {
+  if (size == 0 || size > kOneBlockBytes) {
+    base_allocate(device, size, memory_space, mem);
+    return;
+  }
+  mem->opaque = one_block;
+  mem->size = size;
+  mem->payload = 0;
+}
+
+static void DeallocateTheOneBlock(const SP_Device* device, SP_DeviceMemoryBase* memory) {
+  if (memory != NULL && memory->opaque == one_block) return; /* never given back */
+  base_deallocate(device, memory);
+}
+#endif
+
 #if defined(FAULT_ALLOCATE_OVERRUNS_SMALL_BLOCK)
 /* Keeps a one-byte tag per allocation on the heap, and stores the tag as a
  * 32-bit integer: 3 bytes past the end of its 1-byte block, on every call.
@@ -315,6 +339,9 @@ void PlantStreamExecutorFault(SP_StreamExecutor* se) {
 #elif defined(FAULT_OVERLAPPING_ALLOCATIONS)
   se->allocate = RacyAllocate;
   se->deallocate = RacyDeallocate;
+#elif defined(FAULT_ALLOCATE_ONE_BLOCK)
+  se->allocate = AllocateTheOneBlock;
+  se->deallocate = DeallocateTheOneBlock;
 #elif defined(FAULT_ALLOCATE_OVERRUNS_SMALL_BLOCK)
   se->allocate = AllocateOverrunningItsTag;
 #elif defined(FAULT_STATS_CRASH)
