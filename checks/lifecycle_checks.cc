@@ -218,9 +218,9 @@ FootprintGrowth GrowthBetween(const Footprint& before, const Footprint& after) {
 // devices alone (destroy_device), and streams, events and timers on one
 // device that stays alive (destroy_stream, destroy_event, destroy_timer).
 struct CycleKind {
-  std::string_view key;      // "device_footprint", for the details
-  std::string cycling;       // "creating and destroying a device alone (...)"
-  PluginFunction destroy;    // what the growth is blamed on
+  std::string_view key;    // "device_footprint", for the details
+  std::string cycling;     // "creating and destroying a device alone (...)"
+  PluginFunction destroy;  // what the growth is blamed on
   std::function<Expected<void>()> once;
   std::function<std::optional<int64_t>()> bytes_in_use;
 };

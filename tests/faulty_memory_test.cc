@@ -13,41 +13,38 @@ TEST_P(MemoryFaults, AreCaughtByExactlyTheirCheck) { ExpectCaughtByExactlyItsChe
 
 INSTANTIATE_TEST_SUITE_P(
     Faults, MemoryFaults,
-    ::testing::Values(FaultCase{"misaligned_allocation", "memory.alignment", "fail"},
-                      FaultCase{"size_not_reported", "memory.allocate", "fail"},
-                      FaultCase{"allocate_zero_crash", "memory.allocate_zero", "warn"},
-                      // allocate(0) writes a 4-byte tag into a malloc(0) block of its own:
-                      // a 0-byte block ends at its guard page like any other (a crash,
-                      // but TensorFlow never allocates 0 bytes: a warning).
-                      FaultCase{"allocate_zero_overruns_shadow", "memory.allocate_zero", "warn"},
-                      FaultCase{"deallocate_needs_size", "memory.deallocate", "fail"},
-                      FaultCase{"overlapping_allocations", "memory.concurrent_allocation", "fail"},
-                      FaultCase{"unaligned_host_memory", "memory.host_memory", "fail"},
-                      FaultCase{"unaligned_unified_memory", "memory.unified_memory", "warn"},
-                      // A recommended check that crashes in a function TensorFlow calls in
-                      // normal use is required: TensorFlow's process would die there too.
-                      FaultCase{"stats_crash", "memory.allocator_stats", "crash"},
-                      FaultCase{"stats_not_released", "memory.allocator_stats", "warn"},
-                      FaultCase{"limit_not_enforced", "memory.allocator_stats", "warn"},
-                      // memory.usage_tracks_allocations tests device_memory_usage too,
-                      // and can read no free memory at all: it fails with it.
-                      FaultCase{"usage_returns_false",
-                                "memory.usage",
-                                "fail",
-                                {},
-                                {"memory.usage_tracks_allocations"}},
-                      FaultCase{"free_never_drops", "memory.usage_tracks_allocations", "warn"},
-                      // allocate writes 4 bytes into a 1-byte heap block of its own, on
-                      // every call: the guard page right after the block stops the write.
-                      // Every check that tests allocate (memory.*, and struct_size.* for
-                      // the SP_DeviceMemoryBase it fills) crashes there too, rightly.
-                      FaultCase{"allocate_overruns_small_block",
-                                "memory.allocate",
-                                "crash",
-                                {},
-                                {"memory.alignment", "memory.allocate_zero",
-                                 "memory.concurrent_allocation", "struct_size.newer_host",
-                                 "struct_size.older_host", "struct_size.vintage"}}),
+    ::testing::Values(
+        FaultCase{"misaligned_allocation", "memory.alignment", "fail"},
+        FaultCase{"size_not_reported", "memory.allocate", "fail"},
+        FaultCase{"allocate_zero_crash", "memory.allocate_zero", "warn"},
+        // allocate(0) writes a 4-byte tag into a malloc(0) block of its own:
+        // a 0-byte block ends at its guard page like any other (a crash,
+        // but TensorFlow never allocates 0 bytes: a warning).
+        FaultCase{"allocate_zero_overruns_shadow", "memory.allocate_zero", "warn"},
+        FaultCase{"deallocate_needs_size", "memory.deallocate", "fail"},
+        FaultCase{"overlapping_allocations", "memory.concurrent_allocation", "fail"},
+        FaultCase{"unaligned_host_memory", "memory.host_memory", "fail"},
+        FaultCase{"unaligned_unified_memory", "memory.unified_memory", "warn"},
+        // A recommended check that crashes in a function TensorFlow calls in
+        // normal use is required: TensorFlow's process would die there too.
+        FaultCase{"stats_crash", "memory.allocator_stats", "crash"},
+        FaultCase{"stats_not_released", "memory.allocator_stats", "warn"},
+        FaultCase{"limit_not_enforced", "memory.allocator_stats", "warn"},
+        // memory.usage_tracks_allocations tests device_memory_usage too,
+        // and can read no free memory at all: it fails with it.
+        FaultCase{
+            "usage_returns_false", "memory.usage", "fail", {}, {"memory.usage_tracks_allocations"}},
+        FaultCase{"free_never_drops", "memory.usage_tracks_allocations", "warn"},
+        // allocate writes 4 bytes into a 1-byte heap block of its own, on
+        // every call: the guard page right after the block stops the write.
+        // Every check that tests allocate (memory.*, and struct_size.* for
+        // the SP_DeviceMemoryBase it fills) crashes there too, rightly.
+        FaultCase{"allocate_overruns_small_block",
+                  "memory.allocate",
+                  "crash",
+                  {},
+                  {"memory.alignment", "memory.allocate_zero", "memory.concurrent_allocation",
+                   "struct_size.newer_host", "struct_size.older_host", "struct_size.vintage"}}),
     [](const auto& info) { return info.param.fault; });
 
 // The one result of `sectl conform --filter memory.allocate` on a faulty plugin.
