@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "abi/event_status.h"
 #include "conform/check.h"
 #include "conform/check_support.h"
 #include "host/event.h"
@@ -61,20 +62,6 @@ void FinishStream(conform::CheckContext& check, host::Stream& stream,
                               busy.Describe(), std::chrono::seconds(kPatience).count()));
   }
   (void)conform::WaitForStream(check, stream);
-}
-
-std::string StatusName(SE_EventStatus status) {
-  switch (status) {
-    case SE_EVENT_UNKNOWN:
-      return "UNKNOWN";
-    case SE_EVENT_ERROR:
-      return "ERROR";
-    case SE_EVENT_PENDING:
-      return "PENDING";
-    case SE_EVENT_COMPLETE:
-      return "COMPLETE";
-  }
-  return fmt::format("{} (no SE_EventStatus)", static_cast<int>(status));
 }
 
 // When get_event_status answered, for what it may answer then.
@@ -120,9 +107,10 @@ struct EventHistory {
 
   nlohmann::json ToJson() const {
     nlohmann::json polled = nlohmann::json::array();
-    for (SE_EventStatus status : after_reached) polled.push_back(StatusName(status));
+    for (SE_EventStatus status : after_reached) polled.push_back(abi::EventStatusName(status));
     return {{"kept_busy_by", busy_work},
-            {idle ? "just_after_the_record" : "while_earlier_work_ran", StatusName(while_busy)},
+            {idle ? "just_after_the_record" : "while_earlier_work_ran",
+             abi::EventStatusName(while_busy)},
             {"earlier_work_still_running_then", busy_when_seen},
             {"after_the_stream_passed_the_record", polled}};
   }
@@ -239,7 +227,7 @@ SECTL_CHECK("event.completes_when_reached", kRequired,
                      fmt::format("get_event_status answered {} {}, neither PENDING nor COMPLETE, "
                                  "so the event never says it completed. TensorFlow's EventMgr "
                                  "aborts the process on such an answer",
-                                 StatusName(status), ForWhichEvent(moment)));
+                                 abi::EventStatusName(status), ForWhichEvent(moment)));
       });
   check.details() = history.ToJson();
   if (undefined) return;
@@ -257,7 +245,7 @@ SECTL_CHECK("event.completes_when_reached", kRequired,
                              "past the record. TensorFlow's EventMgr polls until COMPLETE, so "
                              "everything waiting on the event (freeing tensors, finishing "
                              "copies) hangs",
-                             StatusName(history.after_reached.back()), WaitedFor(check)));
+                             abi::EventStatusName(history.after_reached.back()), WaitedFor(check)));
     return;
   }
   if (const auto relapse = history.relapse()) {
@@ -265,7 +253,7 @@ SECTL_CHECK("event.completes_when_reached", kRequired,
                  fmt::format("get_event_status went from COMPLETE back to {} without the event "
                              "being recorded again. TensorFlow may poll an event more than once "
                              "and expects it to stay COMPLETE",
-                             StatusName(*relapse)));
+                             abi::EventStatusName(*relapse)));
     return;
   }
   if (history.idle && !history.completed_early()) {
@@ -314,7 +302,7 @@ SECTL_CHECK("event.status_values", kRequired,
         bool& reported = moment == Moment::kBehindBusyWork ? wrong_before : wrong_after;
         if (reported || IsDefinedAnswer(status)) return;
         reported = true;
-        check.Fail(fmt::format("get_event_status answered {} {}. {}", StatusName(status),
+        check.Fail(fmt::format("get_event_status answered {} {}. {}", abi::EventStatusName(status),
                                ForWhichEvent(moment), kConsequence));
       });
   check.details() = history.ToJson();

@@ -154,12 +154,7 @@ Expected<std::optional<std::string>> CopyMeasurement::ProbeCompletion(double cei
           MemberName(completion), DescribePath(path_, bytes_),
           Milliseconds(Clock::now() - signalled));
     } else {
-      const std::string stall = fmt::format(
-          "host_callback accepted a callback and never ran it (not within {} s of the stream "
-          "reporting done)",
-          kStallBound.count());
-      health_.LearnStall(PluginFunction::kHostCallback, stall);
-      notes_.push_back(StalledGateNote(stall));
+      LearnGateNeverRan();
     }
   }
   if (why) {

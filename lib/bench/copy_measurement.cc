@@ -252,13 +252,17 @@ bool CopyMeasurement::JudgeUnrunGate(const StreamGate& gate) {
     health_.LearnEarlyCompletion(wait, *not_measurable_);
     return false;
   }
+  LearnGateNeverRan();
+  return true;
+}
+
+void CopyMeasurement::LearnGateNeverRan() {
   const std::string stall = fmt::format(
       "host_callback accepted a callback and never ran it (not within {} s of the stream "
       "reporting done)",
       kStallBound.count());
   health_.LearnStall(PluginFunction::kHostCallback, stall);
   notes_.push_back(StalledGateNote(stall));
-  return true;
 }
 
 Expected<void> CopyMeasurement::WaitForCopies() {

@@ -99,6 +99,9 @@ class CopyMeasurement {
   // (host_callback stalls: the gate is dropped). Whether to time again,
   // without the gate.
   bool JudgeUnrunGate(const StreamGate& gate);
+  // A gate's host callback never ran: host_callback is learned to stall,
+  // and the result says it was measured without a gate.
+  void LearnGateNeverRan();
   // The first difference between expected_ and what `source` reads back as
   // through `reader`; nullopt when they are equal.
   Expected<std::optional<std::string>> ReadBackDifference(abi::PluginFunction reader,

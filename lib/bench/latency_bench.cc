@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "abi/event_status.h"
 #include "bench/copy_buffers.h"
 #include "bench/host_ceiling.h"
 #include "bench/spin_wait.h"
@@ -48,21 +49,6 @@ struct LatencyOperation {
 
 double SecondsSince(Clock::time_point started) {
   return std::chrono::duration<double>(Clock::now() - started).count();
-}
-
-// "PENDING": how get_event_status's answer is named in the plugin's header.
-std::string EventStatusName(SE_EventStatus status) {
-  switch (status) {
-    case SE_EVENT_UNKNOWN:
-      return "UNKNOWN";
-    case SE_EVENT_ERROR:
-      return "ERROR";
-    case SE_EVENT_PENDING:
-      return "PENDING";
-    case SE_EVENT_COMPLETE:
-      return "COMPLETE";
-  }
-  return fmt::format("{} (no SE_EventStatus)", static_cast<int>(status));
 }
 
 // An operation that never completes: a latency that is no number. Measure
@@ -129,7 +115,7 @@ Expected<double> RecordEventToComplete(Fixture& fixture, int count) {
       return tl::unexpected(NeverCompleted(
           fmt::format("an event recorded on an idle stream never completed: get_event_status still "
                       "answered {} after {} s",
-                      EventStatusName(last), kStallBound.count())));
+                      abi::EventStatusName(last), kStallBound.count())));
     }
   }
   return SecondsSince(started);

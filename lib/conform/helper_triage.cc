@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "abi/event_status.h"
 #include "base/json_text.h"
 #include "conform/check_support.h"
 #include "host/device.h"
@@ -144,20 +145,6 @@ void ProbeHostCallback(const host::Device& device, Kept& kept, Findings& finding
   }
 }
 
-std::string EventStatusName(SE_EventStatus status) {
-  switch (status) {
-    case SE_EVENT_UNKNOWN:
-      return "UNKNOWN";
-    case SE_EVENT_ERROR:
-      return "ERROR";
-    case SE_EVENT_PENDING:
-      return "PENDING";
-    case SE_EVENT_COMPLETE:
-      return "COMPLETE";
-  }
-  return fmt::format("{} (no SE_EventStatus)", static_cast<int>(status));
-}
-
 // An event recorded on an idle stream reaches COMPLETE.
 void ProbeEvent(const host::Device& device, Kept& kept, Findings& findings) {
   host::Stream* stream = NewStream(device, kept, findings);
@@ -191,7 +178,7 @@ void ProbeEvent(const host::Device& device, Kept& kept, Findings& findings) {
   findings.Add(PluginFunction::kGetEventStatus,
                fmt::format("get_event_status answered {} for an event recorded on an idle "
                            "stream, still {} s later",
-                           EventStatusName(last), WindowSeconds()));
+                           abi::EventStatusName(last), WindowSeconds()));
 }
 
 // The size of the probe's copy: the functions BusyWork's copy route calls,
