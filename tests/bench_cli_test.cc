@@ -303,8 +303,13 @@ TEST(BenchCompareTest, TheGateReMeasuresARunDisturbedOnceAndPasses) {
     if (confirmed.out.find("not confirmed") != std::string::npos) break;
   }
   EXPECT_EQ(confirmed.exit_code, 0) << confirmed.out << confirmed.err;
-  EXPECT_NE(confirmed.out.find("within tolerance: not confirmed: "), std::string::npos)
+  // The fresh runs land within the tolerance, or (one of them slowed by a
+  // busy machine) within the noise: either way the disturbed run is not
+  // confirmed, and nothing is a regression.
+  EXPECT_TRUE(confirmed.out.find("within tolerance: not confirmed") != std::string::npos ||
+              confirmed.out.find("within noise: not confirmed") != std::string::npos)
       << confirmed.out;
+  EXPECT_EQ(confirmed.out.find("REGRESSION"), std::string::npos) << confirmed.out;
   EXPECT_NE(confirmed.out.find("— passed"), std::string::npos) << confirmed.out;
   std::filesystem::remove_all(directory);
   std::filesystem::remove(saved);
