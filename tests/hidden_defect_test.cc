@@ -213,8 +213,12 @@ TEST_P(TfTestPlugin, HasEveryDefectReportedByTheCheckThatTestsIt) {
   // and an allocate that does nothing; required where TensorFlow uses timers.
   const json timer = run.Result("timer.nanoseconds_unit");
   ExpectResult(run, "timer.nanoseconds_unit", "crash", {kCreateTimer, kNanoseconds});
-  EXPECT_TRUE(
-      Contains(timer["message"], "nanoseconds dereferenced the null handle create_timer returned"))
+  // Built with the sanitizers, the plugin's own UBSan report ends the
+  // process before the dereference can: the null handle is named alike.
+  EXPECT_TRUE(Contains(timer["message"],
+                       "nanoseconds dereferenced the null handle create_timer returned") ||
+              Contains(timer["message"],
+                       "nanoseconds ended the process on the null handle create_timer returned"))
       << timer.dump(2);
   EXPECT_EQ(timer["severity"], GetParam() == "2.10" ? "required" : "recommended");
 

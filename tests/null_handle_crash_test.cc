@@ -47,6 +47,12 @@ TEST(NullHandleCrash, NamesTheCreatorOfTheNullTimerAndTheFunctionThatReadIt) {
   EXPECT_EQ(found->description,
             "nanoseconds dereferenced the null handle create_timer returned "
             "(call #2)");
+  // An abort or an exit without a report (an assertion, a sanitizer's
+  // report) names the same two functions, saying what happened.
+  const auto stopped = FindNullHandleCrash(journal, stuck, "ended the process on");
+  ASSERT_TRUE(stopped);
+  EXPECT_EQ(stopped->description,
+            "nanoseconds ended the process on the null handle create_timer returned (call #2)");
 }
 
 TEST(NullHandleCrash, NamesTheStreamCreatorForANullStream) {

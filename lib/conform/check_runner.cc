@@ -119,17 +119,26 @@ std::string EscalationReason(const CheckDefinition& check, const CheckResult& re
       result.status == CheckStatus::kCrash ? "ends" : "stalls");
 }
 
-// A process killed by SIGSEGV or SIGBUS inside a function handed a null
-// handle that its creator returned (conform/null_handle_crash.h).
+// A process that died inside a function handed a null handle that its
+// creator returned (conform/null_handle_crash.h): on SIGSEGV or SIGBUS it
+// dereferenced the handle; on an abort, or an exit without a report (the
+// plugin's own assertion, a sanitizer in an instrumented plugin), it
+// stopped on it. A hang is not attributed.
 std::optional<NullHandleCrash> NullHandleCrashOf(const isolation::ChildResult& child,
                                                  const host::Journal& journal) {
-  if (child.end != isolation::ChildEnd::kSignaled ||
-      (child.signal != SIGSEGV && child.signal != SIGBUS)) {
+  std::string_view how;
+  if (child.end == isolation::ChildEnd::kSignaled &&
+      (child.signal == SIGSEGV || child.signal == SIGBUS)) {
+    how = "dereferenced";
+  } else if ((child.end == isolation::ChildEnd::kSignaled && child.signal == SIGABRT) ||
+             child.end == isolation::ChildEnd::kExited) {
+    how = "ended the process on";
+  } else {
     return std::nullopt;
   }
   auto unfinished = journal.LastUnfinished();
   if (!unfinished) return std::nullopt;
-  return FindNullHandleCrash(journal, *unfinished);
+  return FindNullHandleCrash(journal, *unfinished, how);
 }
 
 // Fills what a result says about root causes: the culprits' names, for a

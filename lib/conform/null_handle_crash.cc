@@ -67,7 +67,8 @@ std::string_view Member(PluginFunction function) { return abi::InfoOf(function).
 }  // namespace
 
 std::optional<NullHandleCrash> FindNullHandleCrash(const host::Journal& journal,
-                                                   const host::JournalEntry& stuck) {
+                                                   const host::JournalEntry& stuck,
+                                                   std::string_view how) {
   for (const HandleUse& use : HandleUses()) {
     if (use.function != stuck.function) continue;
     const auto entries = journal.Entries();
@@ -79,8 +80,8 @@ std::optional<NullHandleCrash> FindNullHandleCrash(const host::Journal& journal,
       if (!created) continue;
       return NullHandleCrash{
           handle.creator, stuck.function,
-          fmt::format("{} dereferenced the null handle {} returned (call #{})",
-                      Member(stuck.function), Member(handle.creator), created->sequence)};
+          fmt::format("{} {} the null handle {} returned (call #{})", Member(stuck.function), how,
+                      Member(handle.creator), created->sequence)};
     }
   }
   return std::nullopt;
