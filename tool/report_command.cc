@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/atomic_file.h"
+#include "base/regular_file.h"
 #include "isolation/interruption.h"
 #include "report/conform_json.h"
 #include "report/conform_junit.h"
@@ -21,11 +22,9 @@ namespace sectl::tool {
 namespace {
 
 Expected<report::ConformReport> ReadReport(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Fail(ErrorCode::kNotFound, fmt::format("{}: cannot be read", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  auto parsed = report::ConformReportFromJson(text.str());
+  auto text = ReadRegularFile(path, kMaxReportFileBytes, "conform report");
+  if (!text) return tl::unexpected(text.error());
+  auto parsed = report::ConformReportFromJson(*text);
   if (!parsed) return tl::unexpected(parsed.error().WithContext(path));
   return parsed;
 }

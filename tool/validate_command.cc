@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "base/json_text.h"
+#include "base/regular_file.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
 #include "tool/report_output.h"
@@ -41,11 +42,9 @@ int SeverityRank(std::string_view severity) {
 }
 
 Expected<Json> ReadLayerReport(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Fail(ErrorCode::kNotFound, fmt::format("{}: cannot be read", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  auto document = ParseUntrustedJson(text.str());
+  auto text = ReadRegularFile(path, kMaxReportFileBytes, "validation layer report");
+  if (!text) return tl::unexpected(text.error());
+  auto document = ParseUntrustedJson(*text);
   if (!document) return tl::unexpected(document.error().WithContext(path));
   const Json& report = *document;
   if (!report.is_object() || report.value("kind", "") != kReportKind) {

@@ -18,6 +18,7 @@
 
 #include "base/json_reading.h"
 #include "base/json_text.h"
+#include "base/regular_file.h"
 #include "base/text.h"
 #include "report/conform_json.h"
 
@@ -35,7 +36,6 @@ constexpr std::string_view kBandwidthUnit = "GB/s (1e9 bytes/s)";
 constexpr std::string_view kLatencyUnit = "ns";
 // Far more than any sweep writes; a bigger file is not a bench report, and
 // reading it whole would only waste memory.
-constexpr std::uintmax_t kLargestReportBytes = 64 << 20;
 
 // ---------------------------------------------------------------------------
 // Writing
@@ -295,29 +295,6 @@ Expected<BenchReport> FromJson(const Json& document) {
   return report;
 }
 
-Expected<std::string> ReadWholeFile(const std::string& path) {
-  std::error_code error;
-  const std::filesystem::file_status status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) {
-    return Fail(ErrorCode::kNotFound, fmt::format("{}: no such file", path));
-  }
-  if (std::filesystem::is_directory(status)) {
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: is a directory, not a file", path));
-  }
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (!error && size > kLargestReportBytes) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("{}: not a sectl bench report: {} bytes is far too large", path, size));
-  }
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  if (file) text << file.rdbuf();
-  if (!file || file.bad()) {
-    return Fail(ErrorCode::kIoError, fmt::format("{}: cannot read the file", path));
-  }
-  return std::move(text).str();
-}
-
 }  // namespace
 
 OrderedJson BenchReportToJson(const BenchReport& report) {
@@ -371,7 +348,7 @@ Expected<BenchReport> ParseBenchReport(std::string_view text) {
 }
 
 Expected<BenchReport> ReadBenchReport(const std::string& path) {
-  const Expected<std::string> text = ReadWholeFile(path);
+  const Expected<std::string> text = ReadRegularFile(path, kMaxReportFileBytes, "bench report");
   if (!text) return tl::unexpected(text.error());
   Expected<BenchReport> report = ParseBenchReport(*text);
   if (!report) return tl::unexpected(report.error().WithContext(path));

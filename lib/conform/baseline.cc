@@ -12,6 +12,7 @@
 #include <iterator>
 #include <set>
 
+#include "base/regular_file.h"
 #include "conform/selection.h"
 
 namespace sectl::conform {
@@ -146,17 +147,9 @@ Expected<BaselineEntry> ParseEntry(std::string_view line) {
 
 // The whole content of the file at `path`.
 Expected<std::string> ReadFile(const std::string& path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    return Fail(ErrorCode::kFailedPrecondition,
-                fmt::format("cannot read baseline {}: it is a directory", path));
-  }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    return Fail(errno == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIoError,
-                fmt::format("cannot read baseline {}: {}", path, std::strerror(errno)));
-  }
-  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  auto text = ReadRegularFile(path, kMaxTextFileBytes, "baseline");
+  if (!text) return tl::unexpected(text.error().WithContext("cannot read baseline"));
+  return text;
 }
 
 const BaselineEntry* FirstMatchingEntry(const Baseline& baseline, std::string_view id) {

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string_view>
+
+#include "base/regular_file.h"
 
 namespace sectl::validate {
 namespace {
@@ -23,7 +25,11 @@ std::string_view TrimWhitespace(std::string_view text) {
 
 std::map<std::string, std::string> ReadConfigFile(const std::string& path) {
   std::map<std::string, std::string> values;
-  std::ifstream file(path);
+  // An unreadable file, or one that is no regular file, sets nothing, as a
+  // missing one does: the layer runs inside the host and must not stop it.
+  auto text = ReadRegularFile(path, kMaxTextFileBytes, "layer configuration");
+  if (!text) return values;
+  std::istringstream file(*text);
   std::string line;
   while (std::getline(file, line)) {
     const std::string_view text = TrimWhitespace(line);
