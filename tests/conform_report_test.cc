@@ -912,6 +912,25 @@ TEST(EscapeControlCharacters, KeepsTextAndEscapesControls) {
   EXPECT_EQ(EscapeControlCharacters("\xef\xbf\xbe"), "\uFFFD");    // U+FFFE
 }
 
+// Bidirectional overrides and isolates reorder what a reader sees ("Trojan
+// Source"); U+2028/U+2029 break lines where nothing counts a line.
+TEST(EscapeControlCharacters, WritesOutCharactersThatChangeTheLayout) {
+  EXPECT_EQ(EscapeControlCharacters("pass\u202Eliaf"), "pass\\u{202e}liaf");
+  EXPECT_EQ(EscapeControlCharacters("\u2066x\u2069"), "\\u{2066}x\\u{2069}");
+  EXPECT_EQ(EscapeControlCharacters("a\u2028b\u2029c"), "a\\u{2028}b\\u{2029}c");
+  EXPECT_EQ(EscapeControlCharacters("\u200F"), "\\u{200f}");
+  EXPECT_EQ(EscapeControlCharacters("\u2027\u202F"), "\u2027\u202F");  // neighbours are kept
+}
+
+TEST(CutLongText, KeepsShortTextAndCutsLongTextAtACharacter) {
+  EXPECT_EQ(CutLongText("short", 8), "short");
+  EXPECT_EQ(CutLongText("abcdefghij", 4), "abcd... (10 bytes in all; cut at 4)");
+  // "é" is two bytes: a cut inside it backs off to before it.
+  EXPECT_EQ(CutLongText("abé", 3), "ab... (4 bytes in all; cut at 3)");
+  EXPECT_EQ(CutLongText(std::string(10'000'000, 'x'), 4096).size(),
+            4096 + std::string_view("... (10000000 bytes in all; cut at 4096)").size());
+}
+
 // ---------------------------------------------------------------------------
 // Merge
 

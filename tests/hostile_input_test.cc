@@ -390,6 +390,32 @@ TEST(HostileInput, InvalidUtf8GivesASafeConformTable) {
   EXPECT_TRUE(Contains(run.out, "NOT CONFORMANT")) << run.out;
 }
 
+// ---- A 10 MB message that reorders text -------------------------------
+
+constexpr char kLongMessage[] = "hostile_input_long_message";
+
+TEST_F(HostileInputTest, ALongMessageIsCutAndItsLayoutCharactersWrittenOut) {
+  const ConformRun run = Conform(kLongMessage, {"--filter", "stream.synchronize_all_activity"});
+  EXPECT_EQ(run.command.exit_code, 1) << run.command.err;
+  // The report stays small however long the message, and says it was cut.
+  EXPECT_LT(run.command.out.size(), size_t{200'000});
+  EXPECT_LT(run.junit.size(), size_t{200'000});
+  const auto results = ResultsById(run.report);
+  ASSERT_EQ(results.count("stream.synchronize_all_activity"), 1u) << run.command.out;
+  const std::string message = results.at("stream.synchronize_all_activity")["message"];
+  EXPECT_TRUE(Contains(message, "bytes in all; cut at 4096")) << message.substr(0, 300);
+
+  // The table a person reads: no override, separator or escape survives.
+  const CommandResult table = RunSectl(
+      {"conform", HostilePlugin(kLongMessage), "--filter", "stream.synchronize_all_activity"});
+  EXPECT_EQ(table.exit_code, 1) << table.err;
+  EXPECT_TRUE(IsSafeText("conform table", table.out));
+  for (const char* raw : {"\u202e", "\u2066", "\u2069", "\u2028", "\u2029"}) {
+    EXPECT_FALSE(Contains(table.out, raw)) << "a raw layout character in the table";
+  }
+  EXPECT_TRUE(Contains(table.out, "PASS\\u{202e}LIAF")) << table.out.substr(0, 2000);
+}
+
 TEST(HostileInput, InvalidUtf8GivesValidProbeReports) {
   const CommandResult as_json =
       RunSectl({"probe", HostilePlugin(kInvalidUtf8), "--format", "json"});

@@ -12,6 +12,7 @@
 
 #include "base/json_text.h"
 #include "base/regular_file.h"
+#include "base/text.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
 #include "tool/report_output.h"
@@ -174,8 +175,10 @@ int RunValidateShow(const ValidateCommandOptions& options) {
     reports.push_back(std::move(*report));
   }
   const std::vector<MergedFinding> findings = Merge(reports);
-  const std::string text = options.format == "json" ? RenderJson(findings, reports.size())
-                                                    : RenderTable(findings, reports.size());
+  const std::string text = options.format == "json"
+                               ? RenderJson(findings, reports.size())
+                               // A plugin's words, escaped for a terminal.
+                               : EscapeControlCharacters(RenderTable(findings, reports.size()));
   if (auto written = WriteReport(options.output, text); !written) {
     return ReportUsageError(written.error().message());
   }

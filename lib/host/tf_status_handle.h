@@ -5,9 +5,13 @@
 #include <string_view>
 
 #include "abi/tf_codes.h"
+#include "base/text.h"
 #include "tensorflow/c/tf_status.h"
 
 namespace sectl::host {
+
+// The most of a plugin's TF_Status message that sectl keeps.
+inline constexpr size_t kMaxPluginMessage = 4096;
 
 class TfStatusHandle {
  public:
@@ -19,7 +23,8 @@ class TfStatusHandle {
   TF_Status* get() const { return status_; }
   TF_Code code() const { return TF_GetCode(status_); }
   bool ok() const { return code() == TF_OK; }
-  std::string message() const { return TF_Message(status_); }
+  // The plugin's message, cut at kMaxPluginMessage bytes (base/text.h).
+  std::string message() const { return CutLongText(TF_Message(status_), kMaxPluginMessage); }
 
  private:
   TF_Status* status_;

@@ -7,6 +7,7 @@
 
 #include "base/json_reading.h"
 #include "base/json_text.h"
+#include "base/text.h"
 
 namespace sectl::replay {
 namespace {
@@ -176,7 +177,9 @@ std::string RenderReplayText(const ReplayReport& report) {
     text += fmt::format(" ({} record{} skipped)", report.records_skipped,
                         report.records_skipped == 1 ? "" : "s");
   }
-  return text + "\n";
+  // The trace's header and the plugin's messages are anyone's bytes: they
+  // must not drive the terminal the report is read on.
+  return EscapeControlCharacters(text + "\n");
 }
 
 }  // namespace sectl::replay
