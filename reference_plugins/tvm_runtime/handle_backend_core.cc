@@ -24,6 +24,8 @@
 //   - workspaces come from a pool of descriptors, each over its own buffer,
 //     reused once freed (TVM's pooled allocator);
 //   - 1 GiB of "global memory" whose available part falls by what is held.
+//     TVM's OpenCL backend answers kAvailableGlobalMemory None; this one
+//     answers it so that the checks measuring memory run on a handle too.
 //
 // FAULT_WORKSPACE_SHARED_STORAGE (faults.h): a workspace asked while one of
 // the same rounded size is held gets a new descriptor over that one's
