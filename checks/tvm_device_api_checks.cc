@@ -392,8 +392,9 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.sync_stream_from_to", kRequired,
   auto to = check.Require(api.CreateStream(id), "CreateStream");
   if (from == nullptr && to == nullptr) {
     check.Skip(
-        "the device has no streams: TVMStreamCreate gives null (as TVM's CPU backend does, "
-        "whose copies are done when they return), so no two streams can be out of order");
+        "the device has no streams: TVMStreamCreate gives null (as on TVM's own CPU, OpenCL "
+        "and Vulkan backends, where a device's work runs in one order), so no two streams can "
+        "be out of order");
   }
   void* a = check.Require(api.AllocDataSpace(id, kBytes, 64), "AllocDataSpace");
   void* b = check.Require(api.AllocDataSpace(id, kBytes, 64), "AllocDataSpace");
@@ -463,8 +464,9 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.workspace_reuse", kRecommended,
   const auto before = available();
   if (!before) {
     check.Skip(api.IsTvmRuntime()
-                   ? "kAvailableGlobalMemory is None (as on TVM's CPU backend, which answers only "
-                     "the total), so there is nothing to measure reuse by"
+                   ? "kAvailableGlobalMemory is None (as on TVM's own CPU, OpenCL, Vulkan, Metal "
+                     "and ROCm backends, which answer only the total), so there is nothing to "
+                     "measure reuse by"
                    : "kAvailableGlobalMemory is None (for a plugin: device_memory_usage fails, "
                      "and memory.usage reports it)");
   }
@@ -567,8 +569,8 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.memory_attributes", kRecommended,
     check.Skip(
         api.IsTvmRuntime()
             ? fmt::format("kTotalGlobalMemory is {} and kAvailableGlobalMemory is {}: "
-                          "nothing to compare (as on TVM's CPU backend, which answers only the "
-                          "total)",
+                          "nothing to compare (as on TVM's own CPU, OpenCL, Vulkan, Metal and "
+                          "ROCm backends, which answer only the total)",
                           tvm::DescribeAttrValue(total), tvm::DescribeAttrValue(available))
             : "device_memory_usage fails, so both attributes are None (memory.usage "
               "reports it)");
