@@ -12,7 +12,9 @@
 #include "conform/check.h"
 #include "conform/check_support.h"
 #include "loader/plugin_library.h"
+#include "tvm/data_pointer_kind.h"
 #include "tvm/device_api_route.h"
+#include "tvm_memory_support.h"
 
 namespace sectl::checks {
 namespace {
@@ -111,17 +113,26 @@ void CheckExistOnRuntime(conform::CheckContext& check, DeviceApi& api) {
 SECTL_CHECK_IN_PROFILES("tvm_device_api.alignment", kRequired,
                         "AllocDataSpace and AllocWorkspace results are aligned to 64 "
                         "(kAllocAlignment, kTempAllocaAlignment) for every size and alignment TVM "
-                        "asks; alignments above 64 and the zero-size policy are reported",
+                        "asks, where the pointer is a device address; on an opaque-handle device "
+                        "(OpenCL, Vulkan, ...) every such request is served and round-trips "
+                        "through byte_offset instead",
                         {kProfile},
                         .severity_reason =
                             "TVM places tensors in AllocDataSpace's memory aligned to "
                             "`kAllocAlignment` (64), and DLPack consumers (torch, numpy) assume "
                             "it; `TVMBackendAllocWorkspace` promises `kTempAllocaAlignment` (64)",
                         .establishes =
-                            "for sizes 1, 7, 4096, 1 MiB and 1 MiB+3 and alignments 1 to 256, "
-                            "AllocDataSpace (`allocate`) returns memory aligned to "
-                            "min(alignment, 64), and AllocWorkspace to 64; whether 128 and 256 "
-                            "are honoured, and what a size of 0 gives, go in the details",
+                            "for sizes 1, 7, 4096, 1 MiB and 1 MiB+3 and alignments 1 to 256: "
+                            "where TVM makes the data pointer a device address "
+                            "(SupportsDevicePointerArithmeticsOnHost: cpu, cuda, cuda_host, and "
+                            "any StreamExecutor plugin), AllocDataSpace (`allocate`) returns "
+                            "memory aligned to min(alignment, 64), and AllocWorkspace to 64, and "
+                            "whether 128 and 256 are honoured goes in the details; where it is an "
+                            "opaque handle (opencl, vulkan, metal, rocm, ...), alignment is no "
+                            "property of the pointer, so each request must be served and a "
+                            "pattern written through CopyDataFromTo at byte_offset 0 and at the "
+                            "last multiple of the alignment inside it must read back; what a "
+                            "size of 0 gives goes in the details",
                         .common_mistakes =
                             "Device memory taken from `malloc` (16-byte aligned) or carved out "
                             "of a pool at unaligned offsets.",
@@ -129,9 +140,23 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.alignment", kRequired,
                         .proven_by =
                             "`MISALIGNED_ALLOCATION`; the runtime route: "
                             "`FAULT_MISALIGNED_4096` (reference_plugins/tvm_runtime, "
-                            "C API and tvm-ffi)") {
+                            "C API and tvm-ffi); on a handle: "
+                            "`FAULT_DROPS_WRITES_AT_256_MULTIPLES` (the opaque-handle "
+                            "reference, C API and tvm-ffi), and field_tvm_handle_backend, "
+                            "whose handles are never 16-byte aligned, passes") {
   DeviceApi& api = check.tvm_route();
   const int id = DeviceUnderTest(check);
+  const bool addresses = JudgesAddresses(api);
+  check.details()["data_pointer"] = tvm::DescribeDataPointer(api);
+  // On a handle, what stands in for the address: the request is served and
+  // the memory holds what is written at offsets the alignment allows.
+  auto expect_usable = [&](void* pointer, size_t size, size_t alignment, const char* call) {
+    const auto difference = RoundTripAtAlignedOffsets(check, api, id, pointer, size, alignment, 31);
+    if (!difference.empty()) {
+      check.Fail(fmt::format("{}({} bytes, alignment {}) returned a handle that loses data: {}",
+                             call, size, alignment, difference));
+    }
+  };
   nlohmann::json above_64 = nlohmann::json::object();
   for (size_t size : kSizes) {
     for (size_t alignment : kAlignments) {
@@ -145,21 +170,31 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.alignment", kRequired,
       }
       void* pointer = check.Require(std::move(allocated), "AllocDataSpace");
       const size_t required = std::min(alignment, tvm::kAllocAlignment);
-      if (!AlignedTo(pointer, required)) {
+      if (!addresses) {
+        if (pointer == nullptr) {
+          check.Fail(
+              fmt::format("AllocDataSpace({} bytes, alignment {}) returned null without an error",
+                          size, alignment));
+          continue;
+        }
+        expect_usable(pointer, size, alignment, "AllocDataSpace");
+      } else if (!AlignedTo(pointer, required)) {
         check.Fail(
             fmt::format("AllocDataSpace({} bytes, alignment {}) returned {}, not aligned "
                         "to {}: TVM places tensors there and DLPack consumers (torch, "
                         "numpy) assume 64",
                         size, alignment, pointer, required));
       }
-      if (alignment > tvm::kAllocAlignment) {
+      if (addresses && alignment > tvm::kAllocAlignment) {
         above_64[std::to_string(alignment)] =
             above_64.value(std::to_string(alignment), true) && AlignedTo(pointer, alignment);
       }
       check.Require(api.FreeDataSpace(id, pointer), "FreeDataSpace");
     }
     void* workspace = check.Require(api.AllocWorkspace(id, size), "AllocWorkspace");
-    if (!AlignedTo(workspace, tvm::kTempAllocaAlignment)) {
+    if (!addresses) {
+      expect_usable(workspace, size, tvm::kTempAllocaAlignment, "AllocWorkspace");
+    } else if (!AlignedTo(workspace, tvm::kTempAllocaAlignment)) {
       check.Fail(
           fmt::format("AllocWorkspace({} bytes) returned {}, not aligned to "
                       "kTempAllocaAlignment (64), which TVMBackendAllocWorkspace promises",
@@ -167,8 +202,15 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.alignment", kRequired,
     }
     check.Require(api.FreeWorkspace(id, workspace), "FreeWorkspace");
   }
-  // A TVM backend over this plugin must over-allocate for these itself.
-  check.details()["alignments_above_64_honoured"] = above_64;
+  if (addresses) {
+    // A TVM backend over this plugin must over-allocate for these itself.
+    check.details()["alignments_above_64_honoured"] = above_64;
+  } else {
+    check.details()["checked_instead_of_addresses"] =
+        "every size and alignment was served with a non-null handle, and a pattern written "
+        "through CopyDataFromTo at byte_offset 0 and at the last multiple of the alignment "
+        "inside the allocation read back intact";
+  }
   auto zero = api.AllocDataSpace(id, 0, tvm::kAllocAlignment);
   check.details()["zero_size"] = !zero              ? "fails: " + zero.error().message()
                                  : *zero == nullptr ? "returns null"
@@ -350,8 +392,9 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.sync_stream_from_to", kRequired,
   auto to = check.Require(api.CreateStream(id), "CreateStream");
   if (from == nullptr && to == nullptr) {
     check.Skip(
-        "the device has no streams: TVMStreamCreate gives null (as TVM's CPU backend does, "
-        "whose copies are done when they return), so no two streams can be out of order");
+        "the device has no streams: TVMStreamCreate gives null (as on TVM's own CPU, OpenCL "
+        "and Vulkan backends, where a device's work runs in one order), so no two streams can "
+        "be out of order");
   }
   void* a = check.Require(api.AllocDataSpace(id, kBytes, 64), "AllocDataSpace");
   void* b = check.Require(api.AllocDataSpace(id, kBytes, 64), "AllocDataSpace");
@@ -421,8 +464,9 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.workspace_reuse", kRecommended,
   const auto before = available();
   if (!before) {
     check.Skip(api.IsTvmRuntime()
-                   ? "kAvailableGlobalMemory is None (as on TVM's CPU backend, which answers only "
-                     "the total), so there is nothing to measure reuse by"
+                   ? "kAvailableGlobalMemory is None (as on TVM's own CPU, OpenCL, Vulkan, Metal "
+                     "and ROCm backends, which answer only the total), so there is nothing to "
+                     "measure reuse by"
                    : "kAvailableGlobalMemory is None (for a plugin: device_memory_usage fails, "
                      "and memory.usage reports it)");
   }
@@ -525,8 +569,8 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.memory_attributes", kRecommended,
     check.Skip(
         api.IsTvmRuntime()
             ? fmt::format("kTotalGlobalMemory is {} and kAvailableGlobalMemory is {}: "
-                          "nothing to compare (as on TVM's CPU backend, which answers only the "
-                          "total)",
+                          "nothing to compare (as on TVM's own CPU, OpenCL, Vulkan, Metal and "
+                          "ROCm backends, which answer only the total)",
                           tvm::DescribeAttrValue(total), tvm::DescribeAttrValue(available))
             : "device_memory_usage fails, so both attributes are None (memory.usage "
               "reports it)");

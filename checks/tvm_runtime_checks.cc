@@ -13,7 +13,9 @@
 
 #include "conform/check.h"
 #include "conform/check_support.h"
+#include "tvm/data_pointer_kind.h"
 #include "tvm/device_api_route.h"
+#include "tvm_memory_support.h"
 
 namespace sectl::checks {
 namespace {
@@ -37,7 +39,8 @@ void RequireTvmRuntime(conform::CheckContext& check, tvm::DeviceApiRoute& api,
 SECTL_CHECK_IN_PROFILES(
     "tvm_device_api.alignment_exact", kRecommended,
     "AllocDataSpace honours every power-of-two alignment up to 256 exactly, for sizes 0, 1, "
-    "odd and large, and frees what it returned",
+    "odd and large, and frees what it returned; on an opaque-handle device every such request "
+    "is served and round-trips through byte_offset instead",
     {kProfile},
     .severity_reason =
         "TVM asks AllocDataSpace for max(`kAllocAlignment`, element bytes x lanes), so vector "
@@ -45,22 +48,37 @@ SECTL_CHECK_IN_PROFILES(
         "power of two up to 256. Recommended: in-tree callers mostly ask 64",
     .establishes =
         "on a TVM runtime, for alignments 1, 2, 4, ..., 256 and sizes 0, 1, 777 and 64 MiB+5, "
-        "`TVMDeviceAllocDataSpace` succeeds with a pointer aligned to the alignment asked (a "
-        "size of 0 may also give null or an error, and an alignment below the pointer size an "
-        "error, as TVM's CPU backend's posix_memalign does) and `TVMDeviceFreeDataSpace` "
-        "accepts it",
+        "`TVMDeviceAllocDataSpace` succeeds (a size of 0 may also give null or an error, and an "
+        "alignment below the pointer size an error, as TVM's CPU backend's posix_memalign does) "
+        "and `TVMDeviceFreeDataSpace` accepts the result; where TVM makes the data pointer a "
+        "device address (cpu, cuda, cuda_host) it is aligned to the alignment asked; where it is "
+        "an opaque handle (opencl, vulkan, metal, rocm, ...), which TVM's backends allocate "
+        "ignoring the alignment, a pattern written through CopyDataFromTo at byte_offset 0 and "
+        "at the last multiple of the alignment inside the allocation reads back instead",
     .common_mistakes =
         "honouring only the 64 bytes of `kAllocAlignment` (an allocator with a fixed alignment); "
         "crashing or returning garbage for a size of 0",
     .how_to_fix =
         "allocate with posix_memalign(alignment) or over-allocate and align; for size 0 return "
         "null, a unique pointer or an error, and accept its free",
-    .proven_by = "`FAULT_ALIGNMENT_ONLY_64` (reference_plugins/tvm_runtime)") {
+    .proven_by =
+        "`FAULT_ALIGNMENT_ONLY_64` (reference_plugins/tvm_runtime); on a handle: "
+        "`FAULT_DROPS_WRITES_AT_256_MULTIPLES` (the opaque-handle reference, which "
+        "tvm_device_api.alignment catches too), and field_tvm_handle_backend, whose handles are "
+        "never 16-byte aligned, passes") {
   tvm::DeviceApiRoute& api = check.tvm_route();
   RequireTvmRuntime(check, api,
                     "StreamExecutor's allocate takes no alignment; tvm_device_api.alignment "
                     "reports what the plugin gives");
   const int id = check.settings().device_ordinal;
+  const bool addresses = JudgesAddresses(api);
+  check.details()["data_pointer"] = tvm::DescribeDataPointer(api);
+  if (!addresses) {
+    check.details()["checked_instead_of_addresses"] =
+        "every size and alignment was served with a non-null handle and freed, and a pattern "
+        "written through CopyDataFromTo at byte_offset 0 and at the last multiple of the "
+        "alignment inside the allocation read back intact";
+  }
   constexpr std::array<size_t, 4> kSizes = {0, 1, 777, 64 * kMiB + 5};
   for (size_t size : kSizes) {
     for (size_t alignment = 1; alignment <= 256; alignment *= 2) {
@@ -89,7 +107,15 @@ SECTL_CHECK_IN_PROFILES(
         continue;
       }
       if (size == 0) check.details()["zero_size"] = "returns a pointer";
-      if (!AlignedTo(allocated, alignment)) {
+      if (!addresses) {
+        if (const auto difference =
+                RoundTripAtAlignedOffsets(check, api, id, allocated, size, alignment, 47);
+            !difference.empty()) {
+          check.Fail(fmt::format(
+              "AllocDataSpace({} bytes, alignment {}) returned a handle that loses data: {}", size,
+              alignment, difference));
+        }
+      } else if (!AlignedTo(allocated, alignment)) {
         check.Fail(
             fmt::format("AllocDataSpace({} bytes, alignment {}) returned {}, not aligned "
                         "to {}",
@@ -177,30 +203,47 @@ SECTL_CHECK_IN_PROFILES(
 
 SECTL_CHECK_IN_PROFILES(
     "tvm_device_api.workspace_stack", kRequired,
-    "Workspaces held at the same time never overlap, and the same sizes allocated again after "
-    "a release in stack order are served (reuse is reported)",
+    "Workspaces held at the same time never share memory (shown by content, and by address "
+    "ranges where pointers are addresses), and the same sizes allocated again after a release "
+    "in stack order are served (reuse is reported)",
     {kProfile},
     .severity_reason =
         "generated code holds several `TVMBackendAllocWorkspace` buffers at once for one "
         "operator's intermediates and frees them in stack order; TVM's WorkspacePool serves "
         "repeats from its free list. Overlapping workspaces corrupt results silently",
     .establishes =
-        "two rounds of holding workspaces of 4096, 4096, 100 and 64 KiB+1 bytes together: the "
-        "address ranges never overlap, each is freed in reverse order, and whether round two got "
+        "two rounds of holding workspaces of 4096, 4096, 100 and 64 KiB+1 bytes together: each "
+        "is filled through CopyDataFromTo with a pattern of its own and, once all are filled, "
+        "reads its own back (distinct storage, whatever the pointers are); where TVM makes the "
+        "data pointer a device address (cpu, cuda, cuda_host, a StreamExecutor plugin) their "
+        "address ranges do not overlap either, while opaque handles (opencl, vulkan, ...) are "
+        "not compared as addresses; each is freed in reverse order, and whether round two got "
         "round one's blocks back (in any order) goes in the details",
     .common_mistakes =
         "a pool that hands out a block by size class without marking it in use, so two live "
-        "buffers of one size share memory",
+        "buffers of one size share memory (on a handle device: two descriptors over one "
+        "buffer)",
     .how_to_fix = "mark a block in use until it is freed; reuse only free blocks",
-    .proven_by = "`FAULT_WORKSPACE_SHARED_BLOCK` (reference_plugins/tvm_runtime)") {
+    .proven_by =
+        "`FAULT_WORKSPACE_SHARED_BLOCK` (reference_plugins/tvm_runtime) by address, and "
+        "`FAULT_WORKSPACE_SHARED_STORAGE` (the opaque-handle reference, C API and tvm-ffi) by "
+        "content") {
   tvm::DeviceApiRoute& api = check.tvm_route();
   const int id = check.settings().device_ordinal;
+  const bool addresses = JudgesAddresses(api);
+  check.details()["data_pointer"] = tvm::DescribeDataPointer(api);
+  check.details()["distinct_by"] =
+      addresses ? "address ranges and content written through CopyDataFromTo"
+                : "content written through CopyDataFromTo (handles are not address ranges)";
   constexpr std::array<size_t, 4> kSizes = {4096, 4096, 100, 64 * 1024 + 1};
   std::array<void*, kSizes.size()> first{};
   for (int round = 0; round < 2; ++round) {
     std::array<void*, kSizes.size()> held{};
+    std::vector<HeldBlock> blocks;
     for (size_t i = 0; i < kSizes.size(); ++i) {
       held[i] = check.Require(api.AllocWorkspace(id, kSizes[i]), "AllocWorkspace");
+      blocks.push_back({held[i], kSizes[i]});
+      if (!addresses) continue;
       const auto* begin = static_cast<const char*>(held[i]);
       for (size_t j = 0; j < i; ++j) {
         const auto* other = static_cast<const char*>(held[j]);
@@ -211,6 +254,10 @@ SECTL_CHECK_IN_PROFILES(
                           kSizes[i], held[i], kSizes[j], held[j]));
         }
       }
+    }
+    if (const auto shared = FirstBlockSharingStorage(check, api, id, blocks, "workspace");
+        !shared.empty()) {
+      check.Abort(fmt::format("round {}: {}", round + 1, shared));
     }
     for (size_t i = kSizes.size(); i-- > 0;) {
       check.Require(api.FreeWorkspace(id, held[i]), "FreeWorkspace");

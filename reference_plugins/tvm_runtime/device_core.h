@@ -1,10 +1,11 @@
 // The device behind sectl's reference TVM runtimes, shared by their two
 // front ends: c_runtime_api.cc (TVM's C entry points up to v0.20) and
-// tvm_ffi_api.cc (tvm-ffi's C ABI and TVM's globals, v0.21 on). Two cores
-// implement it: device_core.cc, described here, and cpu_backend_core.cc, a
-// correct device written the way TVM's own CPU backend behaves (that file
-// says how it differs); tensor_rules.cc and current_streams.cc hold what
-// both share. device_core.cc serves two device types over host memory: cpu
+// tvm_ffi_api.cc (tvm-ffi's C ABI and TVM's globals, v0.21 on). Three cores
+// implement it: device_core.cc, described here; cpu_backend_core.cc, a
+// correct device written the way TVM's own CPU backend behaves; and
+// handle_backend_core.cc, one written the way TVM's OpenCL backend behaves,
+// whose data pointers are descriptors, not addresses (each file says how it
+// differs); tensor_rules.cc and current_streams.cc hold what all share. device_core.cc serves two device types over host memory: cpu
 // (1, devices 0 and 1) and ext_dev (12, device 0, a fake accelerator with
 // GPU-like attributes), with
 //

@@ -36,4 +36,18 @@
 //   FAULT_ERROR_WITHOUT_MESSAGE        a failed TVMTensorAllocWithScope raises an
 //                                      Error whose message is empty
 //                                                                  -> errors_reported
+//
+// The opaque-handle core's own (handle_backend_core.cc), in
+// faulty_tvm_handle_backend_<fault> and faulty_tvm_ffi_handle_backend_<fault>
+// (tests/tvm_handle_backend_test.cc), run with --tvm-device-type opencl:
+//
+//   FAULT_WORKSPACE_SHARED_STORAGE     a workspace asked while one of its size
+//                                      is held gets a new descriptor over that
+//                                      one's buffer: distinct handles, one
+//                                      storage                     -> workspace_stack
+//   FAULT_DROPS_WRITES_AT_256_MULTIPLES host-to-device copies at a byte_offset
+//                                      that is a non-zero multiple of 256 are
+//                                      dropped                     -> alignment
+//                                      (and alignment_exact, which judges the
+//                                      same round trips on a handle)
 #pragma once
