@@ -197,6 +197,22 @@ TEST(ValidateLayerConform, CpuPluginGetsSameVerdictsAndNoFindings) {
   }
 }
 
+// Under sectl conform every check process is pid 2 of a PID namespace of
+// its own: "%p" alone would give every process the same report name, and
+// only the last report would survive.
+TEST(ValidateLayerConform, PercentPGivesEveryCheckProcessAReportOfItsOwn) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const ConformRun run =
+      Conform(kLayer, directory.path() / "layer.json", {"--filter", "memory.*"},
+              {"SECTL_VALIDATE_PLUGIN=" + CpuPlugin(),
+               "SECTL_VALIDATE_REPORT=" + (directory.path() / "r-%p.json").string(),
+               "SECTL_VALIDATE_QUIET=1"});
+  ASSERT_EQ(run.command.exit_code, 0) << run.command.err;
+  const size_t checks = StatusById(run.report).size();
+  ASSERT_GE(checks, 2u);
+  EXPECT_GE(ReadReports(directory.path()).size(), checks);
+}
+
 class CorrectFieldPluginThroughLayer : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorrectFieldPluginThroughLayer, GetsSameVerdictsAndNoFindings) {

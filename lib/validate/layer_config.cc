@@ -1,6 +1,7 @@
 #include "validate/layer_config.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -55,6 +56,17 @@ std::string ProcessToken() {
   return token;
 }
 
+// Whether this process is in a PID namespace other than the machine's first
+// (its inode is fixed: PROC_PID_INIT_INO). There a process id is unique
+// only inside the namespace: sectl conform runs each check in a namespace
+// of its own, where every check process is pid 2.
+bool InChildPidNamespace() {
+  constexpr ino_t kInitialPidNamespace = 0xEFFFFFFC;
+  struct stat status {};
+  if (::stat("/proc/self/ns/pid", &status) != 0) return false;
+  return status.st_ino != kInitialPidNamespace;
+}
+
 bool IsOn(const std::string& value) { return value == "1" || value == "true" || value == "yes"; }
 
 }  // namespace
@@ -65,6 +77,7 @@ std::string ExpandProcessId(const std::string& path) {
     const char next = i + 1 < path.size() ? path[i + 1] : '\0';
     if (path[i] == '%' && next == 'p') {
       expanded += std::to_string(::getpid());
+      if (InChildPidNamespace()) expanded += "-" + ProcessToken();
       ++i;
     } else if (path[i] == '%' && next == 'r') {
       expanded += ProcessToken();

@@ -36,7 +36,9 @@ struct LayerConfig {
 // the layer itself lives (for the file).
 LayerConfig ReadLayerConfig(const std::string& library_directory);
 
-// `path` with every "%p" replaced by this process's id, "%r" by random digits.
+// `path` with every "%p" replaced by this process's id (followed by "-" and
+// the "%r" digits in a PID namespace other than the machine's first, where
+// ids repeat), "%r" by random digits.
 std::string ExpandProcessId(const std::string& path);
 
 }  // namespace sectl::validate
