@@ -392,6 +392,19 @@ TEST(Conform, UsageErrorsExitTwo) {
   }
 }
 
+// Nothing to act on is answered with the usage line, not "... is required".
+TEST(Conform, ACommandGivenNothingToActOnPrintsItsUsage) {
+  const CommandResult bare = RunSectl({});
+  EXPECT_EQ(bare.exit_code, 2) << bare.err;
+  EXPECT_EQ(bare.err.rfind("Usage: sectl [OPTIONS] SUBCOMMAND", 0), 0u) << bare.err;
+  EXPECT_NE(bare.err.find("Commands: probe, conform, report, bench"), std::string::npos)
+      << bare.err;
+  const CommandResult report = RunSectl({"report"});
+  EXPECT_EQ(report.exit_code, 2) << report.err;
+  EXPECT_EQ(report.err.rfind("Usage: sectl report [OPTIONS] reports...", 0), 0u) << report.err;
+  EXPECT_NE(report.err.find("Run 'sectl report --help' for more."), std::string::npos);
+}
+
 // A path that names no shared library is the user's mistake, not a failing
 // plugin: exit 2 with one line, before any report begins.
 TEST(Conform, APathThatNamesNoSharedLibraryIsAUsageError) {

@@ -58,16 +58,23 @@ CommandWords ReadCommandWords(const CLI::App& app, std::vector<std::string> argu
   return {std::move(arguments), std::nullopt};
 }
 
-std::string CommandReached(const CLI::App& app) {
-  std::string path = app.get_name();
+const CLI::App& SubcommandReached(const CLI::App& app) {
   const CLI::App* command = &app;
   for (;;) {
     const std::vector<const CLI::App*> parsed =
         command->get_subcommands([](const CLI::App* subcommand) { return subcommand->parsed(); });
-    if (parsed.empty()) return path;
+    if (parsed.empty()) return *command;
     command = parsed.front();
-    path += " " + command->get_name();
   }
+}
+
+std::string CommandReached(const CLI::App& app) {
+  std::string path = app.get_name();
+  for (const CLI::App* command = &SubcommandReached(app); command != &app;
+       command = command->get_parent()) {
+    path.insert(app.get_name().size(), " " + command->get_name());
+  }
+  return path;
 }
 
 }  // namespace sectl::tool

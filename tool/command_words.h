@@ -24,7 +24,9 @@ struct CommandWords {
 // for a command word that names no command of `app`.
 CommandWords ReadCommandWords(const CLI::App& app, std::vector<std::string> arguments);
 
-// "sectl conform": the deepest command the parse reached, for messages.
+// The deepest subcommand the command line reached (`app` itself if none).
+const CLI::App& SubcommandReached(const CLI::App& app);
+// "sectl conform": the path to that subcommand, for messages.
 std::string CommandReached(const CLI::App& app);
 
 }  // namespace sectl::tool

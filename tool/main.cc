@@ -45,9 +45,19 @@ std::string VersionText() {
 
 // One line naming the problem, then where to look: the --help of the
 // command whose flags were wrong.
+// A command given nothing to act on (`sectl` alone, `sectl report` without
+// files) gets its usage line instead, and the commands it offers.
 std::string UsageFailure(const CLI::App* app, const CLI::Error& error) {
-  return fmt::format("sectl: error: {} (see '{} --help')\n", error.what(),
-                     sectl::tool::CommandReached(*app));
+  const std::string command = sectl::tool::CommandReached(*app);
+  if (dynamic_cast<const CLI::RequiredError*>(&error) == nullptr) {
+    return fmt::format("sectl: error: {} (see '{} --help')\n", error.what(), command);
+  }
+  const CLI::App* reached = &sectl::tool::SubcommandReached(*app);
+  std::string text = CLI::Formatter().make_usage(reached, command);
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : reached->get_subcommands({})) commands.push_back(sub->get_name());
+  if (!commands.empty()) text += fmt::format("Commands: {}\n", fmt::join(commands, ", "));
+  return text + fmt::format("Run '{} --help' for more.\n", command);
 }
 
 int Main(int argc, char** argv) {
