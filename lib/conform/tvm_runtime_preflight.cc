@@ -115,8 +115,11 @@ TvmRuntimeFacts ExistCrashed(const CheckSettings& settings, const std::string& d
   std::string how = error.message();
   if (how.starts_with(prefix)) how = how.substr(prefix.size());
   const int type = settings.tvm_device_type;
-  const auto& named = tvm::NamedDeviceTypes();
-  const bool beyond_names = std::find(named.begin(), named.end(), type) == named.end();
+  // TVM's DeviceAPIManager holds std::array<DeviceAPI*, TVMDeviceExtType_End>
+  // (36, v0.20 c_runtime_api.h and v0.26 device_api.h) and GetAPI reads
+  // api_[type] for any type below 128 (kRPCSessMask) before checking it.
+  constexpr int kTvmDeviceTableSize = 36;
+  const bool beyond_table = type >= kTvmDeviceTableSize;
   TvmRuntimeFacts facts;
   // The device is assumed present: each check meets the crash itself.
   facts.facts.device_count = settings.device_ordinal + 1;
@@ -125,8 +128,8 @@ TvmRuntimeFacts ExistCrashed(const CheckSettings& settings, const std::string& d
       {.function = "runtime.GetDeviceAttr",
        .problem = fmt::format(
            "kExist({}) {} in {}{}", type, how, KExistCall(type, settings.device_ordinal),
-           beyond_names ? "; TVM indexes its DeviceAPI table by device type without a bounds "
-                          "check, and this type lies beyond the ones TVM names"
+           beyond_table ? "; TVM indexes its DeviceAPI table (36 entries) by device type "
+                          "without a bounds check"
                         : "")});
   return facts;
 }
