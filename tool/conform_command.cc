@@ -280,12 +280,15 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
                    "tvm-runtime (a TVM runtime library; runs the tvm-device-api profile)")
       ->check(CLI::IsMember({"auto", "streamexecutor", "tvm-c-device", "tvm-runtime"}))
       ->capture_default_str();
-  conform
-      ->add_option("--tvm-device-type", options.tvm_device_type,
-                   "TVM runtime library: the device type whose DeviceAPI is checked, by TVM's "
-                   "name (cpu, cuda, opencl, vulkan, metal, rocm, ext_dev, ...) or DLDeviceType "
-                   "number")
-      ->capture_default_str();
+  conform->add_option("--tvm-device-type", options.tvm_device_type,
+                      "TVM runtime library: the device type whose DeviceAPI is checked, by TVM's "
+                      "name (cpu, cuda, opencl, vulkan, metal, rocm, ext_dev, ...) or DLDeviceType "
+                      "number. Default: the type a backend library serves "
+                      "(libtvm_runtime_vulkan.so: vulkan), else cpu");
+  conform->add_option("--tvm-core", options.tvm_core,
+                      "TVM backend library (libtvm_runtime_<name>.so, TVM v0.25+): TVM's core "
+                      "library it needs (libtvm_runtime.so), where neither the dynamic linker "
+                      "nor the backend's own directory has it");
   conform
       ->add_option("--tvm-device-id", options.tvm_device_id,
                    "TVM runtime library: the device id under test (default: --device)")
@@ -357,9 +360,10 @@ int RunConformCommand(const ConformCommandOptions& options) {
   run.settings.abi = *abi;
   run.settings.tvm_device = options.tvm_device;
   run.settings.tvm_context_bytes = options.context_bytes;
-  auto device_type = tvm::ParseDeviceType(options.tvm_device_type);
+  auto device_type = ChooseTvmDeviceType(options.tvm_device_type, run.settings.plugin_path);
   if (!device_type) return ReportUsageError(device_type.error().message());
   run.settings.tvm_device_type = *device_type;
+  run.settings.tvm_core = options.tvm_core;
   if (options.tvm_device_id) run.settings.device_ordinal = *options.tvm_device_id;
   auto profile = ProfileForAbi(options.profile, *abi);
   if (!profile) return ReportUsageError(profile.error().message());

@@ -32,8 +32,11 @@ struct ConformCommandOptions {
   std::string tvm_device;
   size_t context_bytes = 256;
   // A TVM runtime library (profile tvm-device-api): --tvm-device-type (a name
-  // such as cpu or cuda, or a DLDeviceType number) and --tvm-device-id.
-  std::string tvm_device_type = "cpu";
+  // such as cpu or cuda, or a DLDeviceType number; empty: the type a backend
+  // library's file name says it serves, else cpu), --tvm-device-id and
+  // --tvm-core (TVM's core library, for a backend library).
+  std::string tvm_device_type;
+  std::string tvm_core;
   std::optional<int> tvm_device_id;
   std::vector<std::string> command_line;
   std::optional<uint64_t> seed;

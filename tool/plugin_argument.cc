@@ -2,7 +2,9 @@
 
 #include "loader/elf_identity.h"
 #include "loader/plugin_library.h"
+#include "loader/tvm_backend_library.h"
 #include "tool/bundled_plugin.h"
+#include "tvm/device_api_route.h"
 
 namespace sectl::tool {
 
@@ -14,6 +16,14 @@ Expected<std::string> ChoosePluginPath(const std::string& argument, std::string_
     return Fail(ErrorCode::kInvalidArgument, file.error().message());
   }
   return path;
+}
+
+Expected<int> ChooseTvmDeviceType(const std::string& flag, const std::string& plugin_path) {
+  if (!flag.empty()) return tvm::ParseDeviceType(flag);
+  if (auto backend = loader::ReadTvmBackendLibrary(plugin_path)) {
+    if (auto served = tvm::DeviceTypeFromName(backend->served_name)) return *served;
+  }
+  return kDLCPU;
 }
 
 }  // namespace sectl::tool

@@ -21,4 +21,10 @@ namespace sectl::tool {
 // plugin's problem, and the command diagnoses it as before.
 Expected<std::string> ChoosePluginPath(const std::string& argument, std::string_view bundled_name);
 
+// The DLDeviceType --tvm-device-type names (tvm::ParseDeviceType: an
+// unknown name is kInvalidArgument, listing the names accepted); when it is
+// empty, the type a TVM backend library at `plugin_path` serves by its file
+// name (libtvm_runtime_vulkan.so: vulkan), else cpu.
+Expected<int> ChooseTvmDeviceType(const std::string& flag, const std::string& plugin_path);
+
 }  // namespace sectl::tool

@@ -61,6 +61,10 @@ CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options) {
                    "attributes)")
       ->check(CLI::IsMember({"auto", "streamexecutor", "tvm-c-device", "tvm-runtime"}))
       ->capture_default_str();
+  probe->add_option("--tvm-core", options.tvm_core,
+                    "TVM backend library (libtvm_runtime_<name>.so, TVM v0.25+): TVM's core "
+                    "library it needs (libtvm_runtime.so), where neither the dynamic linker nor "
+                    "the backend's own directory has it");
   return probe;
 }
 
@@ -83,6 +87,7 @@ int ProbeTvmCDevicePlugin(const ProbeCommandOptions& options, const std::string&
 int ProbeTvmRuntime(const ProbeCommandOptions& options, const std::string& path) {
   probe::TvmRuntimeProbeOptions run{
       .path = path,
+      .tvm_core = options.tvm_core,
       .lazy = options.lazy,
       .isolate = options.isolation != "none",
       .timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000))};

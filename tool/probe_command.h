@@ -17,7 +17,8 @@ struct ProbeCommandOptions {
   bool lazy = false;
   double timeout_seconds = 30;
   std::string isolation = "process";
-  std::string abi = "auto";  // --abi: auto, streamexecutor, tvm-c-device
+  std::string abi = "auto";  // --abi: auto, streamexecutor, tvm-c-device, tvm-runtime
+  std::string tvm_core;      // --tvm-core: TVM's core library, for a backend library
   ConfinementFlags confinement;
   OutputFlags output_flags;  // --color
 };

@@ -40,8 +40,9 @@ std::string CommonCheckContext::DescribeFailure(std::string_view doing, const Er
 
 const loader::PluginLibrary& CommonCheckContext::library() {
   if (!library_) {
-    auto opened = loader::PluginLibrary::Open(settings_.plugin_path,
-                                              {.lazy = settings_.lazy, .abi = settings_.abi});
+    auto opened = loader::PluginLibrary::Open(
+        settings_.plugin_path,
+        {.lazy = settings_.lazy, .abi = settings_.abi, .tvm_core = settings_.tvm_core});
     if (!opened) StopOn("loading the plugin", opened.error());
     library_ = std::make_unique<loader::PluginLibrary>(std::move(*opened));
   }

@@ -44,6 +44,9 @@ struct CheckSettings {
   // Profile tvm-device-api: the DLDeviceType whose DeviceAPI is under test
   // (--tvm-device-type; cpu unless said). The device id is device_ordinal.
   int tvm_device_type = 1;
+  // A TVM runtime library: TVM's core library to load first (--tvm-core;
+  // loader::LoadOptions::tvm_core).
+  std::string tvm_core;
   // Plugin allocations in the check's process end at an inaccessible page,
   // so an overrun crashes at the faulty write (--no-guard-malloc: off).
   bool guard_malloc = true;

@@ -91,6 +91,9 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
   if (pinned) report.plugin.sha256 = pinned->sha256();
 
   Expected<PluginFacts> facts = PluginFacts{};
+  // What a TVM runtime's preflight found before the checks (a kExist that
+  // crashed, fatal-signal handlers replaced at load), said once in the report.
+  std::vector<report::LearnedBeforeChecks> tvm_runtime_learned;
   if (options.settings.abi == loader::PluginAbi::kTvmCDevice) {
     auto tvm_facts = PreflightTvmCDevice(options.settings, options.timeout, options.isolate,
                                          options.confinement);
@@ -101,10 +104,16 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
         tvm_facts ? fmt::format("TVMDevice{}*", tvm_facts->devices.device) : "TVMDevice*";
     facts = TvmFactsAsPluginFacts(tvm_facts);
   } else if (options.settings.abi == loader::PluginAbi::kTvmRuntime) {
-    facts = PreflightTvmRuntime(options.settings, options.timeout, options.isolate,
-                                options.confinement);
-    if (!facts && facts.error().code() == ErrorCode::kInvalidArgument) {
-      return tl::unexpected(facts.error());  // the device under test is absent
+    auto runtime_facts = PreflightTvmRuntime(options.settings, options.timeout, options.isolate,
+                                             options.confinement);
+    if (!runtime_facts && runtime_facts.error().code() == ErrorCode::kInvalidArgument) {
+      return tl::unexpected(runtime_facts.error());  // the device under test is absent
+    }
+    if (runtime_facts) {
+      facts = runtime_facts->facts;
+      tvm_runtime_learned = std::move(runtime_facts->learned);
+    } else {
+      facts = tl::unexpected(runtime_facts.error());
     }
     report.plugin.entry = "runtime.GetDeviceAttr, TVMDevice*DataSpace, TVMStream*";
   } else {
@@ -161,6 +170,8 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
     // Helpers that misbehave are learned once, before the checks, and every
     // check routes around them at once.
     report.learned_before_checks = LearnBeforeChecks(runner, options.profile);
+    report.learned_before_checks.insert(report.learned_before_checks.begin(),
+                                        tvm_runtime_learned.begin(), tvm_runtime_learned.end());
     auto results = RunChecks(to_run, runner);
     for (size_t i = 0; i < results.size(); ++i) {
       report.results[run_positions[i]] = std::move(results[i]);

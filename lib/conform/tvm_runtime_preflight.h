@@ -7,19 +7,32 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "base/error.h"
 #include "conform/check_runner.h"
 #include "conform/common_check_context.h"
 #include "isolation/confinement.h"
+#include "report/conform_report.h"
 
 namespace sectl::conform {
 
+struct TvmRuntimeFacts {
+  PluginFacts facts;
+  // What the report says before the checks: a kExist for the device type
+  // under test that crashed (a finding of the runtime: the checks still run,
+  // and meet it themselves), fatal-signal handlers the runtime replaced at
+  // load.
+  std::vector<report::LearnedBeforeChecks> learned;
+};
+
 // kInvalidArgument when kExist says the device under test is absent (a
-// usage error); kInternal for sectl's own failure; any other error is the
-// runtime's load error. The facts' abi_vintage names the route.
-Expected<PluginFacts> PreflightTvmRuntime(const CheckSettings& settings,
-                                          std::chrono::milliseconds timeout, bool isolate,
-                                          const isolation::Confinement& confinement);
+// usage error: the message says where TVM keeps that device type's
+// DeviceAPI when this library has none); kInternal for sectl's own failure;
+// any other error is the runtime's load error. The facts' abi_vintage names
+// the route.
+Expected<TvmRuntimeFacts> PreflightTvmRuntime(const CheckSettings& settings,
+                                              std::chrono::milliseconds timeout, bool isolate,
+                                              const isolation::Confinement& confinement);
 
 }  // namespace sectl::conform

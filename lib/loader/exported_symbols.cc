@@ -77,29 +77,48 @@ bool IsExportedFunction(const Elf64_Sym& symbol) {
          (visibility == STV_DEFAULT || visibility == STV_PROTECTED);
 }
 
-}  // namespace
-
-Expected<std::vector<std::string>> ExportedFunctions(const std::string& path) {
-  const ReadOnlyFile file(path);
-  if (!file.is_open()) return tl::unexpected(Unreadable(path, "cannot open the file"));
-  const uint64_t file_size = file.Size();
+// The file's section headers (none for a file without any).
+Expected<std::vector<Elf64_Shdr>> ReadSectionHeaders(const ReadOnlyFile& file,
+                                                     const std::string& path) {
   Elf64_Ehdr header{};
   if (!file.ReadAt(0, &header, sizeof(header)) ||
       std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
       header.e_ident[EI_DATA] != ELFDATA2LSB) {
     return tl::unexpected(Unreadable(path, "not a 64-bit little-endian ELF file"));
   }
-  if (header.e_shnum == 0) return std::vector<std::string>{};
+  if (header.e_shnum == 0) return std::vector<Elf64_Shdr>{};
   if (header.e_shentsize != sizeof(Elf64_Shdr)) {
     return tl::unexpected(Unreadable(path, "unexpected section header size"));
   }
   // At most 65535 headers of 64 bytes, read in one go.
   std::vector<Elf64_Shdr> sections(header.e_shnum);
   const uint64_t table_bytes = uint64_t{header.e_shnum} * sizeof(Elf64_Shdr);
-  if (!InsideFile(header.e_shoff, table_bytes, file_size) ||
+  if (!InsideFile(header.e_shoff, table_bytes, file.Size()) ||
       !file.ReadAt(header.e_shoff, sections.data(), table_bytes)) {
     return tl::unexpected(Unreadable(path, "truncated section headers"));
   }
+  return sections;
+}
+
+// The NUL-terminated name at `offset` of a string table, or "" when it does
+// not end inside the table.
+std::string NameAt(const std::vector<char>& table, uint64_t offset) {
+  if (offset >= table.size()) return "";
+  const char* start = table.data() + offset;
+  const auto* end = static_cast<const char*>(std::memchr(start, '\0', table.size() - offset));
+  return end == nullptr ? "" : std::string(start, end);
+}
+
+}  // namespace
+
+Expected<std::vector<std::string>> ExportedFunctions(const std::string& path) {
+  const ReadOnlyFile file(path);
+  if (!file.is_open()) return tl::unexpected(Unreadable(path, "cannot open the file"));
+  const uint64_t file_size = file.Size();
+  auto read_sections = ReadSectionHeaders(file, path);
+  if (!read_sections) return tl::unexpected(read_sections.error());
+  const std::vector<Elf64_Shdr>& sections = *read_sections;
+  if (sections.empty()) return std::vector<std::string>{};
 
   // The ELF format allows one SHT_DYNSYM section; the dynamic linker uses
   // only the one the dynamic section names. Several would each have to be
@@ -167,6 +186,47 @@ Expected<std::vector<std::string>> ExportedFunctions(const std::string& path) {
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
+}
+
+Expected<DynamicDependencies> ReadDynamicDependencies(const std::string& path) {
+  const ReadOnlyFile file(path);
+  if (!file.is_open()) return tl::unexpected(Unreadable(path, "cannot open the file"));
+  const uint64_t file_size = file.Size();
+  auto sections = ReadSectionHeaders(file, path);
+  if (!sections) return tl::unexpected(sections.error());
+  DynamicDependencies dependencies;
+  const auto dynamic = std::find_if(sections->begin(), sections->end(),
+                                    [](const Elf64_Shdr& s) { return s.sh_type == SHT_DYNAMIC; });
+  if (dynamic == sections->end()) return dependencies;
+  if (dynamic->sh_entsize != sizeof(Elf64_Dyn) || dynamic->sh_link >= sections->size()) {
+    return tl::unexpected(Unreadable(path, "its dynamic section is malformed"));
+  }
+  const Elf64_Shdr& strings = (*sections)[dynamic->sh_link];
+  if (!InsideFile(dynamic->sh_offset, dynamic->sh_size, file_size) ||
+      !InsideFile(strings.sh_offset, strings.sh_size, file_size) ||
+      strings.sh_size > kMaxStringTableBytes ||
+      dynamic->sh_size / sizeof(Elf64_Dyn) > kMaxSymbols) {
+    return tl::unexpected(Unreadable(path, "its dynamic section lies outside the file"));
+  }
+  std::vector<Elf64_Dyn> entries(dynamic->sh_size / sizeof(Elf64_Dyn));
+  std::vector<char> names(strings.sh_size);
+  if (!file.ReadAt(dynamic->sh_offset, entries.data(), entries.size() * sizeof(Elf64_Dyn)) ||
+      !file.ReadAt(strings.sh_offset, names.data(), names.size())) {
+    return tl::unexpected(Unreadable(path, "the file changed while it was read"));
+  }
+  for (const Elf64_Dyn& entry : entries) {
+    if (entry.d_tag == DT_NULL) break;
+    if (entry.d_tag == DT_NEEDED) {
+      if (std::string name = NameAt(names, entry.d_un.d_val); !name.empty()) {
+        dependencies.needed.push_back(std::move(name));
+      }
+    } else if (entry.d_tag == DT_RUNPATH) {
+      dependencies.runpath = NameAt(names, entry.d_un.d_val);
+    } else if (entry.d_tag == DT_RPATH) {
+      dependencies.rpath = NameAt(names, entry.d_un.d_val);
+    }
+  }
+  return dependencies;
 }
 
 }  // namespace sectl::loader

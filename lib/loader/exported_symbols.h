@@ -16,4 +16,17 @@ namespace sectl::loader {
 // little-endian ELF shared library.
 Expected<std::vector<std::string>> ExportedFunctions(const std::string& path);
 
+// What the file's dynamic section (SHT_DYNAMIC) asks of the dynamic linker:
+// the libraries it needs (DT_NEEDED, in order) and where it says to look
+// for them (DT_RUNPATH, DT_RPATH; ':'-separated, $ORIGIN unexpanded).
+struct DynamicDependencies {
+  std::vector<std::string> needed;
+  std::string runpath;
+  std::string rpath;
+};
+
+// Read from the file alone, as ExportedFunctions; empty for a file with no
+// dynamic section.
+Expected<DynamicDependencies> ReadDynamicDependencies(const std::string& path);
+
 }  // namespace sectl::loader

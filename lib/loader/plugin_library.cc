@@ -17,7 +17,9 @@
 
 #include "base/file_digest.h"
 #include "loader/exported_symbols.h"
+#include "loader/fatal_signal_handlers.h"
 #include "loader/plugin_file_pin.h"
+#include "loader/tvm_backend_library.h"
 
 namespace sectl::loader {
 namespace {
@@ -66,6 +68,10 @@ Expected<PluginAbi> RecognisePluginAbi(const std::string& path) {
     return PluginAbi::kStreamExecutor;
   }
   if (ExportsTvmRuntime(*functions)) return PluginAbi::kTvmRuntime;
+  if (auto dependencies = ReadDynamicDependencies(path);
+      dependencies && RecogniseTvmBackendLibrary(path, *functions, *dependencies)) {
+    return PluginAbi::kTvmRuntime;
+  }
   return ExportsTvmDeviceHooks(*functions) ? PluginAbi::kTvmCDevice : PluginAbi::kStreamExecutor;
 }
 
@@ -306,13 +312,29 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
     }
   }
 
-  ::dlerror();  // clear any stale message
   const int mode = (options.lazy ? RTLD_LAZY : RTLD_NOW) | RTLD_LOCAL;
+  const bool tvm_runtime = options.abi == PluginAbi::kTvmRuntime;
+  // A runtime's static initialisers may take over the fatal signals.
+  const FatalSignalHandlers handlers_before = FatalSignalHandlers::Snapshot();
+  if (tvm_runtime && !options.tvm_core.empty()) {
+    if (auto preloaded = PreloadTvmCore(options.tvm_core, mode); !preloaded) {
+      return tl::unexpected(preloaded.error());
+    }
+  }
+  ::dlerror();  // clear any stale message
   void* handle = ::dlopen(path.c_str(), mode);
   if (handle == nullptr) {
     const char* text = ::dlerror();
-    return Fail(ErrorCode::kFailedPrecondition,
-                ExplainDlopenFailure(path, text ? text : "unknown dlopen error", options.lazy));
+    const std::string error = text ? text : "unknown dlopen error";
+    // A TVM backend library whose core the dynamic linker does not find:
+    // the core beside it, or --tvm-core's.
+    auto beside =
+        tvm_runtime ? OpenBesideTvmCore(path, mode, options.tvm_core, error) : std::nullopt;
+    if (!beside) {
+      return Fail(ErrorCode::kFailedPrecondition, ExplainDlopenFailure(path, error, options.lazy));
+    }
+    if (!*beside) return tl::unexpected(beside->error());
+    handle = **beside;
   }
   if (pinned) {
     if (auto verified = VerifyAfterLoading(path, *pinned, *pinned_file, handle); !verified) {
@@ -320,7 +342,11 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
     }
   }
   if (options.abi == PluginAbi::kTvmCDevice || options.abi == PluginAbi::kTvmRuntime) {
-    return PluginLibrary(path, *identity, handle, nullptr);
+    PluginLibrary library(path, *identity, handle, nullptr);
+    const std::vector<int> replaced = handlers_before.ReplacedSince();
+    library.signal_handlers_note_ =
+        DescribeReplacedHandlers(replaced, handlers_before.RestoreOwn(replaced));
+    return library;
   }
   auto init = reinterpret_cast<InitPluginFunction>(::dlsym(handle, kEntryPoint));
   if (init == nullptr) {
@@ -329,6 +355,13 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
       return Fail(ErrorCode::kNotFound,
                   fmt::format("{}: does not export {}, but is a TVM runtime library: check it "
                               "with --profile tvm-device-api (--abi tvm-runtime)",
+                              path, kEntryPoint));
+    }
+    if (functions && ReadTvmBackendLibrary(path)) {
+      return Fail(ErrorCode::kNotFound,
+                  fmt::format("{}: does not export {}, but is a TVM backend library (it needs "
+                              "TVM's core and exports no TVM* function): check it with --abi "
+                              "tvm-runtime",
                               path, kEntryPoint));
     }
     if (functions && ExportsTvmDeviceHooks(*functions)) {

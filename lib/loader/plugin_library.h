@@ -28,14 +28,21 @@ struct LoadOptions {
   // kTvmCDevice, kTvmRuntime: do not look for SE_InitPlugin (init_plugin()
   // is null).
   PluginAbi abi = PluginAbi::kStreamExecutor;
+  // kTvmRuntime: TVM's core library (--tvm-core), loaded first so that a
+  // backend library's DT_NEEDED on the core names it. Without it, a core
+  // the dynamic linker does not find is looked for beside the backend
+  // (loader/tvm_backend_library.h).
+  std::string tvm_core;
 };
 
 // The API a plugin file implements, read from its exported functions without
 // loading it: SE_InitPlugin means StreamExecutor; otherwise one of a TVM
 // runtime's entry points (TVMFuncGetGlobal, TVMDeviceAllocDataSpace,
 // TVMBackendAllocWorkspace, TVMFFIFunctionGetGlobal) means a TVM runtime;
-// otherwise any TVMDevice* function means the TVM C Device API; otherwise
-// StreamExecutor, so that
+// otherwise a TVM backend library (no SE_InitPlugin, no TVM* function,
+// DT_NEEDED on TVM's core: loader/tvm_backend_library.h) means a TVM runtime
+// too; otherwise any TVMDevice* function means the TVM C Device API;
+// otherwise StreamExecutor, so that
 // PluginLibrary::Open gives its diagnosis of what is missing.
 Expected<PluginAbi> RecognisePluginAbi(const std::string& path);
 
@@ -65,6 +72,10 @@ class PluginLibrary {
   const std::string& path() const { return path_; }
   const ElfIdentity& identity() const { return identity_; }
   InitPluginFunction init_plugin() const { return init_plugin_; }
+  // A TVM library (kTvmCDevice, kTvmRuntime) that replaced sectl's handlers
+  // of fatal signals while loading (loader/fatal_signal_handlers.h): what
+  // it did and what sectl put back, in one line; "" when it did not.
+  const std::string& signal_handlers_note() const { return signal_handlers_note_; }
   void* FindSymbol(const char* name) const;
   // Sets `slot` to the function `name` (the library's own or a
   // dependency's), or to null and appends `name` to `missing`: for binding
@@ -83,6 +94,7 @@ class PluginLibrary {
   ElfIdentity identity_;
   void* handle_;
   InitPluginFunction init_plugin_;
+  std::string signal_handlers_note_;
 };
 
 // Turns dlopen's error text into the one-line cause: a missing needed

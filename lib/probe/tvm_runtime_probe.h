@@ -16,6 +16,7 @@ namespace sectl::probe {
 
 struct TvmRuntimeProbeOptions {
   std::string path;
+  std::string tvm_core;  // --tvm-core (loader::LoadOptions::tvm_core)
   bool lazy = false;
   bool isolate = true;
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};
@@ -24,7 +25,12 @@ struct TvmRuntimeProbeOptions {
 
 // The probe as JSON (docs/tvm-profiles.md shows its shape): "route",
 // "device_types": [{"type", "name", "devices": [{"id", "attributes"}],
-// "more_ids"}]. kUnimplemented when the library offers only tvm-ffi.
+// "more_ids", "registered"}], and where they apply "signal_handlers" (what
+// the runtime did to sectl's at load), "backend" (a backend library: its
+// "core" and the "device_types_added" it registers that the core alone
+// lacks) and "backends_beside" (a core: the backend libraries in its
+// directory, whose devices need them). A kExist that crashes is that type's
+// "kExist_error", and the other types are probed again without it.
 Expected<nlohmann::json> ProbeTvmRuntime(const TvmRuntimeProbeOptions& options);
 
 // The probe for people: answered attributes one per row, those left None on

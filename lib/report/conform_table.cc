@@ -166,6 +166,19 @@ void WriteLoadError(Writer& out, const std::string& load_error) {
   out.Line("The results say nothing about the rest of the contract.");
 }
 
+// What sectl learned before the checks ran (a TVM runtime's kExist that
+// crashed, handlers it replaced at load, helpers the checks routed around).
+void WriteLearnedBeforeChecks(Writer& out, const ConformReport& report) {
+  if (report.learned_before_checks.empty()) return;
+  out.Line();
+  out.Line(out.Paint("Learned before the checks", "1"));
+  for (const LearnedBeforeChecks& learned : report.learned_before_checks) {
+    out.Line(fmt::format("  {}: {}", Writer::Clean(learned.function),
+                         Writer::Clean(SplitLines(learned.problem).front())),
+             4);
+  }
+}
+
 // The checks an interruption of sectl kept from finishing (their details
 // name the signal; see RunChecks).
 int UnfinishedByInterruption(const ConformReport& report) {
@@ -432,6 +445,7 @@ std::string RenderConformTable(const ConformReport& report, const ConformTableSt
   if (!style.quiet) WriteHeader(out, report);
   if (report.load_error) WriteLoadError(out, *report.load_error);
   if (report.interrupted) WriteInterrupted(out, report);
+  if (!style.quiet) WriteLearnedBeforeChecks(out, report);
   if (!style.quiet) WriteRootCauses(out, report);
   WriteResults(out, report, style);
   if (report.throughput && !style.quiet) WriteThroughput(out, *report.throughput);

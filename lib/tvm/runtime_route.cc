@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "tvm/c_runtime_abi.h"
 #include "tvm/c_runtime_route.h"
+#include "tvm/ffi_runtime_abi.h"
 #include "tvm/ffi_runtime_route.h"
 
 namespace sectl::tvm {
@@ -28,6 +30,37 @@ std::string_view RuntimeFlavourName(RuntimeFlavour flavour) {
       break;
   }
   return "none";
+}
+
+std::optional<bool> HasDeviceApi(const loader::PluginLibrary& library, int device_type) {
+  const std::string name = "device_api." + DeviceTypeName(device_type);
+  ffi_abi::FunctionGetGlobal ffi_get_global = nullptr;
+  ffi_abi::ObjectDecRef release = nullptr;
+  std::vector<std::string> missing;
+  library.BindFunction("TVMFFIFunctionGetGlobal", ffi_get_global, missing);
+  library.BindFunction("TVMFFIObjectDecRef", release, missing);
+  if (missing.empty()) {
+    const ffi_abi::ByteArray bytes{name.data(), name.size()};
+    ffi_abi::ObjectHandle function = nullptr;
+    if (ffi_get_global(&bytes, &function) != 0) return std::nullopt;
+    if (function != nullptr) release(function);  // tvm-ffi hands out an owned reference
+    return function != nullptr;
+  }
+  c_abi::FuncGetGlobal c_get_global = nullptr;
+  missing.clear();
+  library.BindFunction("TVMFuncGetGlobal", c_get_global, missing);
+  if (!missing.empty()) return std::nullopt;
+  c_abi::FunctionHandle function = nullptr;
+  if (c_get_global(name.c_str(), &function) != 0) return std::nullopt;
+  return function != nullptr;
+}
+
+std::vector<int> RegisteredDeviceTypes(const loader::PluginLibrary& library) {
+  std::vector<int> types;
+  for (int type : NamedDeviceTypes()) {
+    if (HasDeviceApi(library, type).value_or(false)) types.push_back(type);
+  }
+  return types;
 }
 
 Expected<std::unique_ptr<DeviceApiRoute>> OpenRuntimeRoute(const loader::PluginLibrary& library,

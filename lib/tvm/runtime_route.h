@@ -4,7 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "loader/plugin_library.h"
 #include "tvm/device_api_route.h"
@@ -20,6 +22,17 @@ enum class RuntimeFlavour {
 RuntimeFlavour RecogniseRuntimeFlavour(const loader::PluginLibrary& library);
 // "TVM C runtime API (TVM up to v0.20)", ...
 std::string_view RuntimeFlavourName(RuntimeFlavour flavour);
+
+// Whether TVM's DeviceAPI for `device_type` is registered in the runtime's
+// global table: the global "device_api.<name>" (TVM's DeviceAPIManager looks
+// it up by that name; a backend library registers it when loaded). Asked
+// through TVMFFIFunctionGetGlobal or TVMFuncGetGlobal, which run no backend
+// code; nullopt for a library offering neither.
+std::optional<bool> HasDeviceApi(const loader::PluginLibrary& library, int device_type);
+
+// The device types TVM names (NamedDeviceTypes) whose DeviceAPI is
+// registered.
+std::vector<int> RegisteredDeviceTypes(const loader::PluginLibrary& library);
 
 // The route for `device_type`: c_runtime_route.h or ffi_runtime_route.h.
 // kNotFound names what a library offering neither lacks.

@@ -28,11 +28,21 @@ bool IsPowerOfTwo(size_t value) { return value != 0 && (value & (value - 1)) == 
 
 // --- device types -----------------------------------------------------------
 
-bool Serves(int device_type) { return device_type == kDLCPU || device_type == kDLExtDev; }
+#ifdef EXT_DEV_FROM_BACKEND
+// The shape of TVM v0.25+: the core serves the CPU, and ext_dev only once a
+// backend library has registered "device_api.ext_dev" (backend_registration.cc).
+bool ExtDevServed() { return ExtDevRegisteredByBackend(); }
+#else
+bool ExtDevServed() { return true; }
+#endif
+
+bool Serves(int device_type) {
+  return device_type == kDLCPU || (device_type == kDLExtDev && ExtDevServed());
+}
 
 int DeviceCount(int device_type) {
   if (device_type == kDLCPU) return 2;
-  if (device_type == kDLExtDev) return 1;
+  if (device_type == kDLExtDev && ExtDevServed()) return 1;
   return 0;
 }
 
@@ -427,6 +437,15 @@ Failure FreeWorkspace(int device_type, int device_id, void* pointer) {
 }
 
 Failure GetDeviceAttr(int device_type, int device_id, int kind, Attribute* out) {
+#ifdef FAULT_EXIST_CRASHES_BEYOND_TABLE
+  // As TVM's DeviceAPIManager: a table of 32 DeviceAPIs indexed by the
+  // device type without a bounds check; here the entries beyond it are null.
+  if (device_type > 32) {
+    static volatile uintptr_t table_entry = 0;  // what lies past the table: null
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): the seeded crash
+    *reinterpret_cast<volatile int*>(table_entry + sizeof(int) * device_type) = device_id;
+  }
+#endif
   if (kind != kExist) {
     if (auto failure = CheckDevice(device_type, device_id); !failure.empty()) return failure;
   }

@@ -39,6 +39,11 @@ constexpr int kExist = 0;
 
 Failure CheckDevice(int device_type, int device_id);
 
+// Whether a backend library registered "device_api.ext_dev": defined, and
+// used, only in the core built with EXT_DEV_FROM_BACKEND
+// (backend_registration.cc).
+bool ExtDevRegisteredByBackend();
+
 // --- data space -------------------------------------------------------------
 
 // `alignment` must be a power of two. Under FAULT_SILENT_ALLOCATION_FAILURE

@@ -31,6 +31,14 @@
 //                                      pointer, with no error (on tvm-ffi: a
 //                                      Tensor whose data is null)  -> errors_reported
 //
+// Runtime shapes sectl must recognise, not checks' faults (reference_plugins/
+// tvm_runtime/CMakeLists.txt, "TVM runtime shapes"; tests/tvm_runtime_shapes_test.cc):
+//
+//   FAULT_EXIST_CRASHES_BEYOND_TABLE   kExist for a device type above 32 crashes
+//                                      (SIGSEGV), as TVM's unchecked DeviceAPI table
+//   EXT_DEV_FROM_BACKEND               ext_dev is served only once a backend
+//                                      library registered device_api.ext_dev
+//
 // The tvm-ffi front end's own (ffi_globals.cc), in faulty_tvm_ffi_runtime_<fault>:
 //
 //   FAULT_ERROR_WITHOUT_MESSAGE        a failed TVMTensorAllocWithScope raises an

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <new>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "device_core.h"
@@ -143,6 +144,36 @@ int CallGlobal(void* self, const Any* args, int32_t num_args, Any* result) {
   return -1;
 }
 
+// A function made by TVMFFIFunctionCreate: the caller's safe call and self,
+// reached through a trampoline, as tvm-ffi's ExternCFunctionObjImpl.
+struct ExternFunctionObject {
+  ObjectHeader header{};
+  FunctionCell cell{};
+  void* self = nullptr;
+  SafeCall safe_call = nullptr;
+  void (*deleter)(void*) = nullptr;
+  ExternFunctionObject() = default;
+  ExternFunctionObject(const ExternFunctionObject&) = delete;
+  ExternFunctionObject& operator=(const ExternFunctionObject&) = delete;
+  ~ExternFunctionObject() {
+    if (deleter != nullptr) deleter(self);
+  }
+};
+static_assert(offsetof(ExternFunctionObject, cell) == sizeof(ObjectHeader));
+
+int CallExtern(void* handle, const Any* args, int32_t num_args, Any* result) {
+  const auto* function = static_cast<ExternFunctionObject*>(handle);
+  return function->safe_call(function->self, args, num_args, result);
+}
+
+// Globals registered at run time (TVMFFIFunctionSetGlobal), each holding
+// one reference while the library is loaded.
+std::mutex registered_mutex;
+std::map<std::string, ObjectHeader*, std::less<>>& Registered() {
+  static auto* const registered = new std::map<std::string, ObjectHeader*, std::less<>>();
+  return *registered;
+}
+
 // The raised error, process-wide.
 std::mutex raised_mutex;
 ObjectHeader* raised = nullptr;
@@ -255,7 +286,32 @@ ObjectHeader* FindGlobal(std::string_view name) {
     return table.release();  // never destroyed: callers may hold references
   }();
   auto found = functions->find(name);
-  return found == functions->end() ? nullptr : found->second;
+  if (found != functions->end()) return found->second;
+  std::lock_guard<std::mutex> lock(registered_mutex);
+  auto registered = Registered().find(name);
+  return registered == Registered().end() ? nullptr : registered->second;
+}
+
+ObjectHeader* MakeExternFunction(void* self, SafeCall safe_call, void (*deleter)(void*)) {
+  auto object = std::make_unique<ExternFunctionObject>();
+  object->cell = {&CallExtern, nullptr};
+  object->self = self;
+  object->safe_call = safe_call;
+  object->deleter = deleter;
+  return Adopt(std::move(object), kFunction);
+}
+
+bool RegisterGlobal(std::string_view name, ObjectHeader* function, bool allow_override) {
+  ObjectHeader* replaced = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(registered_mutex);
+    auto& slot = Registered()[std::string(name)];
+    if (slot != nullptr && !allow_override) return false;
+    IncRef(function);
+    replaced = std::exchange(slot, function);
+  }
+  if (replaced != nullptr) DecRef(replaced);
+  return true;
 }
 
 void SetRaised(ObjectHeader* error) {

@@ -76,6 +76,16 @@ const std::vector<GlobalDefinition>& GlobalDefinitions();
 // reference for as long as the library is loaded.
 ObjectHeader* FindGlobal(std::string_view name);
 
+// TVMFFIFunctionCreate: a function calling `safe_call(self, ...)`; its
+// deletion calls `deleter(self)` (when not null).
+ObjectHeader* MakeExternFunction(void* self, SafeCall safe_call, void (*deleter)(void*));
+
+// TVMFFIFunctionSetGlobal: FindGlobal answers `function` for `name` from now
+// on (the runtime takes a reference of its own); false when `name` is taken
+// and `allow_override` is not set. A backend library registers its
+// "device_api.<name>" so when loaded.
+bool RegisterGlobal(std::string_view name, ObjectHeader* function, bool allow_override);
+
 // --- the raised error -------------------------------------------------------
 
 // Takes over the caller's reference to `error`; an error raised before and

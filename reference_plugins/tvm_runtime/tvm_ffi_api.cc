@@ -73,6 +73,34 @@ EXPORT int TVMFFIFunctionGetGlobal(const ffi::ByteArray* name, void** out) {
   return 0;
 }
 
+EXPORT int TVMFFIFunctionCreate(void* self, ffi::SafeCall safe_call, void (*deleter)(void*),
+                                void** out) {
+  if (safe_call == nullptr || out == nullptr) {
+    ffi::SetRaised(ffi::MakeError("TypeError", "TVMFFIFunctionCreate: a null argument"));
+    return -1;
+  }
+  *out = ffi::MakeExternFunction(self, safe_call, deleter);
+  ffi::CountHandedOut();
+  return 0;
+}
+
+// How a backend library registers its DeviceAPI factory ("device_api.vulkan")
+// from a static initialiser, as TVM_FFI_STATIC_INIT_BLOCK does.
+EXPORT int TVMFFIFunctionSetGlobal(const ffi::ByteArray* name, void* f, int allow_override) {
+  if (name == nullptr || f == nullptr) {
+    ffi::SetRaised(ffi::MakeError("TypeError", "TVMFFIFunctionSetGlobal: a null argument"));
+    return -1;
+  }
+  ffi::RequireLive(f, "TVMFFIFunctionSetGlobal");
+  const std::string_view key(name->data, name->size);
+  if (!ffi::RegisterGlobal(key, static_cast<ffi::ObjectHeader*>(f), allow_override != 0)) {
+    ffi::SetRaised(ffi::MakeError(
+        "RuntimeError", "Global Function `" + std::string(key) + "` is already registered"));
+    return -1;
+  }
+  return 0;
+}
+
 EXPORT int TVMFFIFunctionCall(void* func, ffi::Any* args, int32_t num_args, ffi::Any* result) {
   ffi::RequireLive(func, "TVMFFIFunctionCall");
   auto* header = static_cast<ffi::ObjectHeader*>(func);
