@@ -146,6 +146,26 @@ TEST(CompareBenchReports, RefusesAResultHeldTwice) {
   EXPECT_EQ(comparison.error().message(), "the old report holds h2d pinned async 4 KiB twice");
 }
 
+// What makes a saved report useless is found before anything is measured
+// (CheckComparable is what sectl bench calls first).
+TEST(CheckComparable, RefusesAResultHeldTwiceAndAReportWithNoMeasurement) {
+  EXPECT_TRUE(CheckComparable(TwoSizes(10, 20), "memcpy"));
+
+  BenchReport twice = TwoSizes(10, 20);
+  twice.results.push_back(twice.results[0]);
+  const Expected<void> duplicated = CheckComparable(twice, "memcpy");
+  ASSERT_FALSE(duplicated);
+  EXPECT_EQ(duplicated.error().message(), "the old report holds h2d pinned async 4 KiB twice");
+
+  BenchReport nothing = TwoSizes(10, 20);
+  nothing.results[0].error = "memcpy_htod failed: TF_INTERNAL";
+  nothing.results[1].not_measurable = "its completion was signalled before its bytes arrived";
+  const Expected<void> empty = CheckComparable(nothing, "memcpy");
+  ASSERT_FALSE(empty);
+  EXPECT_TRUE(Contains(empty.error().message(), "none of its 2 results holds a measurement"))
+      << empty.error().message();
+}
+
 TEST(CompareBenchReports, RefusesAToleranceOutOfRange) {
   for (double tolerance : {-0.1, 1.0, std::nan("")}) {
     const Expected<Comparison> comparison =

@@ -53,8 +53,8 @@ Expected<std::string> ReadRegularFile(const std::string& path, size_t max_bytes,
   FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (file.get() < 0) {
     const int error = errno;
-    return Fail(error == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIoError,
-                fmt::format("{}: {}", path, std::strerror(error)));
+    if (error == ENOENT) return Fail(ErrorCode::kNotFound, fmt::format("{}: no such file", path));
+    return Fail(ErrorCode::kIoError, fmt::format("{}: {}", path, std::strerror(error)));
   }
   struct stat status {};
   if (::fstat(file.get(), &status) != 0) {

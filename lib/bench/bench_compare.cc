@@ -313,10 +313,22 @@ std::string FormatPValue(double p_value) {
 }
 
 Expected<void> CheckComparable(const BenchReport& old, std::string_view kind) {
-  if (old.kind == kind) return {};
-  return Fail(
-      ErrorCode::kInvalidArgument,
-      fmt::format("cannot compare a {} report with a {} report", OneLine(old.kind), OneLine(kind)));
+  if (old.kind != kind) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("cannot compare a {} report with a {} report", OneLine(old.kind),
+                            OneLine(kind)));
+  }
+  // Found before anything is measured: a report no run can be compared
+  // with would otherwise cost a whole run and then pass as "not comparable".
+  const std::vector<Entry> entries = EntriesOf(old);
+  if (auto index = IndexEntries(entries, "old"); !index) return tl::unexpected(index.error());
+  if (!entries.empty() && std::none_of(entries.begin(), entries.end(), Measured)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("none of its {} results holds a measurement (each is an error or "
+                            "not measurable): there is nothing to compare with",
+                            entries.size()));
+  }
+  return {};
 }
 
 Expected<Comparison> CompareBenchReports(const BenchReport& old, const BenchReport& now,

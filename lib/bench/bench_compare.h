@@ -102,8 +102,9 @@ Expected<Comparison> CompareBenchReports(const BenchReport& old, const BenchRepo
                                          double significance_level = kDefaultSignificanceLevel);
 
 // Whether `old` (a saved report) can be compared with a run of `kind`
-// ("memcpy" or "latency"): the check made before measuring, so that a
-// report of the wrong kind costs no measurement.
+// ("memcpy" or "latency"): of that kind, no result twice, and at least one
+// result measured. The check is made before measuring, so that a report
+// nothing can be compared with costs no measurement.
 Expected<void> CheckComparable(const BenchReport& old, std::string_view kind);
 
 // "0.31", "0.0012", "<0.001": a p-value as the table shows it.
