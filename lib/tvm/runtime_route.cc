@@ -31,12 +31,13 @@ std::string_view RuntimeFlavourName(RuntimeFlavour flavour) {
 }
 
 Expected<std::unique_ptr<DeviceApiRoute>> OpenRuntimeRoute(const loader::PluginLibrary& library,
-                                                           int device_type) {
+                                                           int device_type,
+                                                           host::Journal* journal) {
   switch (RecogniseRuntimeFlavour(library)) {
     case RuntimeFlavour::kCApi:
-      return MakeCRuntimeRoute(library, device_type);
+      return MakeCRuntimeRoute(library, device_type, journal);
     case RuntimeFlavour::kTvmFfi:
-      return MakeFfiRuntimeRoute(library, device_type);
+      return MakeFfiRuntimeRoute(library, device_type, journal);
     case RuntimeFlavour::kNone:
       break;
   }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "host/journal.h"
 #include "loader/plugin_library.h"
 #include "tvm/device_api_route.h"
 
@@ -22,8 +23,11 @@ RuntimeFlavour RecogniseRuntimeFlavour(const loader::PluginLibrary& library);
 std::string_view RuntimeFlavourName(RuntimeFlavour flavour);
 
 // The route for `device_type`: c_runtime_route.h or ffi_runtime_route.h.
-// kNotFound names what a library offering neither lacks.
+// kNotFound names what a library offering neither lacks. Every call into
+// the runtime is journalled in `journal` (kept alive by the caller), or in
+// a journal of the route's own when null.
 Expected<std::unique_ptr<DeviceApiRoute>> OpenRuntimeRoute(const loader::PluginLibrary& library,
-                                                           int device_type);
+                                                           int device_type,
+                                                           host::Journal* journal = nullptr);
 
 }  // namespace sectl::tvm
