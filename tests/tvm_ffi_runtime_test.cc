@@ -49,7 +49,7 @@ TEST(TvmFfiRuntimeConform, TheReferenceRuntimePassesEveryCheckThatRuns) {
                   "--report", "json", "--timeout", "30"});
     ASSERT_EQ(result.exit_code, 0) << type << ": " << result.err;
     const auto results = Results(result.out);
-    EXPECT_EQ(results.size(), 11u);
+    EXPECT_EQ(results.size(), 12u);
     for (const auto& [id, entry] : results) {
       if (id == kSyncStreamFromTo) continue;
       EXPECT_EQ(entry["status"], "pass") << type << " " << id << ": " << entry.dump(2);
@@ -80,7 +80,7 @@ TEST(TvmFfiRuntimeConform, ARuntimeBehavingAsTvmsOwnCpuBackendIsConformant) {
                 "--tvm-device-type", "cpu", "--report", "json", "--timeout", "30"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto results = Results(result.out);
-  ASSERT_EQ(results.size(), 11u);
+  ASSERT_EQ(results.size(), 12u);
   for (const auto& [id, entry] : results) {
     const bool skips = id == kSyncStreamFromTo || id == "tvm_device_api.memory_attributes" ||
                        id == "tvm_device_api.workspace_reuse";
@@ -103,7 +103,7 @@ TEST(TvmFfiRuntimeConform, ListShowsTheDeviceApiProfile) {
     const auto result = RunSectl(arguments);
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto listed = nlohmann::json::parse(result.out);
-    ASSERT_EQ(listed.size(), 11u) << result.out;
+    ASSERT_EQ(listed.size(), 12u) << result.out;
     for (const auto& check : listed) {
       EXPECT_EQ(check["id"].get<std::string>().rfind("tvm_device_api.", 0), 0u) << check["id"];
     }
@@ -270,7 +270,10 @@ INSTANTIATE_TEST_SUITE_P(
         FaultCase{"tvm_ffi_runtime_silent_allocation_failure", "tvm_device_api.errors_reported",
                   "fail"},
         FaultCase{"tvm_ffi_runtime_error_without_message", "tvm_device_api.errors_reported",
-                  "fail"}),
+                  "fail"},
+        FaultCase{"tvm_ffi_runtime_workspace_throws", "tvm_device_api.c_error_contract", "fail"},
+        FaultCase{"tvm_ffi_runtime_stream_create_crashes_on_absent_device",
+                  "tvm_device_api.c_error_contract", "crash"}),
     [](const auto& info) { return info.param.fault; });
 
 }  // namespace

@@ -57,7 +57,7 @@ TEST(TvmRuntimeConform, TheReferenceRuntimePassesEveryCheckOnEachDeviceType) {
                   "--report", "json", "--timeout", "30"});
     ASSERT_EQ(result.exit_code, 0) << type << ": " << result.err;
     const auto statuses = Statuses(result.out);
-    EXPECT_EQ(statuses.size(), 11u);
+    EXPECT_EQ(statuses.size(), 12u);
     for (const auto& [id, status] : statuses) EXPECT_EQ(status, "pass") << type << " " << id;
     const auto report = nlohmann::json::parse(result.out);
     EXPECT_EQ(report["plugin"]["abi_vintage"], "TVM C runtime API (TVM up to v0.20)");
@@ -77,7 +77,7 @@ TEST(TvmRuntimeConform, ARuntimeBehavingAsTvmsOwnCpuBackendIsConformant) {
   for (const auto& entry : report["results"]) {
     results[entry["id"].get<std::string>()] = entry;
   }
-  ASSERT_EQ(results.size(), 11u);
+  ASSERT_EQ(results.size(), 12u);
   const std::map<std::string, std::string> skipped_because = {
       {"tvm_device_api.memory_attributes", "kAvailableGlobalMemory is none: nothing to compare"},
       {"tvm_device_api.workspace_reuse",
@@ -231,7 +231,10 @@ INSTANTIATE_TEST_SUITE_P(
         FaultCase{"tvm_runtime_available_never_changes", "tvm_device_api.memory_attributes",
                   "warn"},
         FaultCase{"tvm_runtime_silent_allocation_failure", "tvm_device_api.errors_reported",
-                  "fail"}),
+                  "fail"},
+        FaultCase{"tvm_runtime_workspace_throws", "tvm_device_api.c_error_contract", "fail"},
+        FaultCase{"tvm_runtime_stream_create_crashes_on_absent_device",
+                  "tvm_device_api.c_error_contract", "crash"}),
     [](const auto& info) { return info.param.fault; });
 
 }  // namespace

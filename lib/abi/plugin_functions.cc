@@ -18,7 +18,10 @@ constexpr std::array kFunctions = {
   PluginFunctionInfo{PluginFunction::k##name, #type, #member, offsetof(type, member)},
 #define SECTL_TVM_DEVICE_HOOK(slot, hook) \
   PluginFunctionInfo{PluginFunction::kTvmDevice##slot##hook, "TVMDevice", #hook, slot},
+#define SECTL_TVM_RUNTIME_FUNCTION(name, group, text) \
+  PluginFunctionInfo{PluginFunction::k##name, group, text, 0},
 #include "abi/plugin_functions.def"
+#undef SECTL_TVM_RUNTIME_FUNCTION
 #undef SECTL_TVM_DEVICE_HOOK
 #undef SECTL_PLUGIN_FUNCTION
 };
@@ -28,6 +31,8 @@ constexpr std::string_view kUnknownFunction = "an unknown function";
 constexpr PluginFunctionInfo kUnknownFunctionInfo{PluginFunction::kCount, "", kUnknownFunction, 0};
 
 constexpr size_t kFirstTvmHook = static_cast<size_t>(PluginFunction::kTvmDevice0Init);
+constexpr size_t kFirstTvmRuntimeFunction =
+    static_cast<size_t>(PluginFunction::kTvmDeviceAllocDataSpace);
 
 std::string TvmHookName(const PluginFunctionInfo& info, std::string_view device) {
   return std::string(info.struct_name) + std::string(device) + std::string(info.member);
@@ -50,7 +55,9 @@ std::array<std::string_view, kFunctions.size()>& QualifiedNames() {
     std::array<std::string_view, kFunctions.size()> result;
     for (size_t i = 0; i < kFunctions.size(); ++i) {
       const auto& info = kFunctions[i];
-      if (i >= kFirstTvmHook) {
+      if (i >= kFirstTvmRuntimeFunction) {
+        result[i] = info.member;
+      } else if (i >= kFirstTvmHook) {
         result[i] = Kept(TvmHookName(info, "<device " + std::to_string(info.offset) + ">"));
       } else {
         result[i] = info.struct_name.empty()
@@ -88,12 +95,20 @@ std::span<const PluginFunctionInfo> AllPluginFunctions() {
 }
 
 std::span<const PluginFunctionInfo> TvmDeviceHooks() {
-  return std::span(kFunctions).subspan(kFirstTvmHook);
+  return std::span(kFunctions).subspan(kFirstTvmHook, kFirstTvmRuntimeFunction - kFirstTvmHook);
+}
+
+std::span<const PluginFunctionInfo> TvmRuntimeFunctions() {
+  return std::span(kFunctions).subspan(kFirstTvmRuntimeFunction);
+}
+
+bool IsTvmRuntimeFunction(PluginFunction function) {
+  return IsPluginFunction(function) && static_cast<size_t>(function) >= kFirstTvmRuntimeFunction;
 }
 
 void SetTvmDeviceNames(std::string_view slot0, std::string_view slot1) {
   auto& names = QualifiedNames();
-  for (size_t i = kFirstTvmHook; i < kFunctions.size(); ++i) {
+  for (size_t i = kFirstTvmHook; i < kFirstTvmRuntimeFunction; ++i) {
     std::string name = TvmHookName(kFunctions[i], kFunctions[i].offset == 0 ? slot0 : slot1);
     if (name != names[i]) names[i] = Kept(std::move(name));
   }

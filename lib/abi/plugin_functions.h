@@ -15,11 +15,20 @@ enum class PluginFunction : uint8_t {
   kInitPlugin,  // the exported entry point SE_InitPlugin
 #define SECTL_PLUGIN_FUNCTION(name, type, member) k##name,
 #define SECTL_TVM_DEVICE_HOOK(slot, hook) kTvmDevice##slot##hook,
+#define SECTL_TVM_RUNTIME_FUNCTION(name, group, text) k##name,
 #include "abi/plugin_functions.def"
+#undef SECTL_TVM_RUNTIME_FUNCTION
 #undef SECTL_TVM_DEVICE_HOOK
 #undef SECTL_PLUGIN_FUNCTION
   kCount,
 };
+// The journal keeps a function in one byte (JournalEntry, JournalRegion).
+static_assert(static_cast<size_t>(PluginFunction::kCount) <= 255);
+
+// The struct_name of what sectl calls in a TVM runtime library: the C
+// entry points it exports, and the global functions TVM registers.
+inline constexpr std::string_view kTvmRuntimeExport = "TVM runtime";
+inline constexpr std::string_view kTvmRuntimeGlobal = "TVM global function";
 
 // The function a member of one of the ABI's tables is, at compile time:
 // kFunctionOf<&SP_StreamExecutor::allocate> is PluginFunction::kAllocate.
@@ -65,6 +74,13 @@ std::span<const PluginFunctionInfo> AllPluginFunctions();
 // TVM C Device API hooks: struct_name "TVMDevice", member the hook ("Open"),
 // offset the device slot (0 or 1), in the .def's order.
 std::span<const PluginFunctionInfo> TvmDeviceHooks();
+
+// What sectl calls in a TVM runtime library (--abi tvm-runtime), in the
+// .def's order: struct_name kTvmRuntimeExport or kTvmRuntimeGlobal, member
+// the name ("TVMBackendAllocWorkspace", "runtime.Device_StreamCreate"),
+// which is also its QualifiedName; offset 0.
+std::span<const PluginFunctionInfo> TvmRuntimeFunctions();
+bool IsTvmRuntimeFunction(PluginFunction function);
 
 // Names the devices in the two TVM slots (their C names, "Woofles"), so
 // QualifiedName gives "TVMDeviceWooflesOpen". Until then a slot's hooks are

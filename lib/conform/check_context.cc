@@ -64,7 +64,9 @@ const host::Device& CheckContext::device() {
 tvm::DeviceApiRoute& CheckContext::tvm_route() {
   if (!tvm_route_) {
     if (settings().abi == loader::PluginAbi::kTvmRuntime) {
-      auto route = tvm::OpenRuntimeRoute(library(), settings().tvm_device_type);
+      // Journalled in the check's journal: a crash or hang inside the
+      // runtime names the call in flight.
+      auto route = tvm::OpenRuntimeRoute(library(), settings().tvm_device_type, &journal());
       if (!route) Abort(DescribeFailure("reaching the runtime's DeviceAPI", route.error()));
       tvm_route_ = std::move(*route);
     } else {

@@ -166,8 +166,12 @@ void AttributeRootCause(const CheckDefinition& check,
   if (exception_across_api) {
     result.severity = report::CheckSeverity::kRequired;
     result.severity_reason =
-        "every TensorFlow generation (2.5 to latest) calls the plugin from C++ with no handler "
-        "around the call: an exception across the C API ends the process in std::terminate";
+        !culprits.empty() && abi::IsTvmRuntimeFunction(culprits.front())
+            ? "TVM's C entry points are called from C and from generated code, which cannot "
+              "catch: an exception escaping one ends the process in std::terminate"
+            : "every TensorFlow generation (2.5 to latest) calls the plugin from C++ with no "
+              "handler around the call: an exception across the C API ends the process in "
+              "std::terminate";
   }
   report::SettleStatus(result);
 }

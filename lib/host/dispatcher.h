@@ -21,6 +21,7 @@
 
 #include "abi/plugin_functions.h"
 #include "base/error.h"
+#include "host/call_recording.h"
 #include "host/journal.h"
 #include "host/tf_status_handle.h"
 
@@ -124,7 +125,8 @@ class Dispatcher {
         return {};
       } else {
         R result = fn(args...);
-        journal_.Finish(entry, CallState::kReturned, StatusCodeOf(args...), AsInteger(result));
+        journal_.Finish(entry, CallState::kReturned, StatusCodeOf(args...),
+                        AsRecordedResult(result));
         return result;
       }
     } catch (...) {
@@ -147,24 +149,6 @@ class Dispatcher {
     return {};
   }
 
-  template <typename T>
-  static uint64_t AsRecordedArgument(T value) {
-    if constexpr (std::is_pointer_v<T>) {
-      return reinterpret_cast<uintptr_t>(value);
-    } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
-      return static_cast<uint64_t>(value);
-    } else {
-      return 0;
-    }
-  }
-
-  template <typename... Args>
-  static uint8_t RecordArguments(std::array<uint64_t, kMaxRecordedArguments>& out, Args... args) {
-    uint8_t count = 0;
-    ((count < kMaxRecordedArguments ? (out[count++] = AsRecordedArgument(args), 0) : 0), ...);
-    return count;
-  }
-
   // The code the plugin left in the call's TF_Status argument, if it has one.
   template <typename... Args>
   static int32_t StatusCodeOf(Args... args) {
@@ -175,15 +159,6 @@ class Dispatcher {
         }(args),
         ...);
     return code;
-  }
-
-  template <typename R>
-  static int64_t AsInteger(R value) {
-    if constexpr (std::is_pointer_v<R>) {
-      return static_cast<int64_t>(reinterpret_cast<uintptr_t>(value));
-    } else {
-      return static_cast<int64_t>(value);  // integers, enums, TF_Bool; doubles truncated
-    }
   }
 
   Journal& journal_;

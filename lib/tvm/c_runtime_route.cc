@@ -6,9 +6,12 @@
 
 #include "tvm/byte_tensor.h"
 #include "tvm/c_runtime_abi.h"
+#include "tvm/runtime_call.h"
 
 namespace sectl::tvm {
 namespace {
+
+using F = abi::PluginFunction;
 
 // The entry points the route needs, by name, and where each is kept.
 struct EntryPoints {
@@ -47,7 +50,8 @@ EntryPoints BindAll(const loader::PluginLibrary& library, std::vector<std::strin
 
 class CRuntimeRoute final : public DeviceApiRoute {
  public:
-  CRuntimeRoute(EntryPoints entry, int device_type) : entry_(entry), device_type_(device_type) {}
+  CRuntimeRoute(EntryPoints entry, int device_type, host::Journal* journal)
+      : entry_(entry), device_type_(device_type), caller_(journal, "TVMGetLastError") {}
   ~CRuntimeRoute() override {
     for (void* scratch : scratch_) {
       if (scratch != nullptr) (void)FreeDataSpace(scratch_device_, scratch);
@@ -66,49 +70,56 @@ class CRuntimeRoute final : public DeviceApiRoute {
   Expected<AttrValue> GetAttr(int device_id, DeviceAttrKind kind) override;
   Expected<void*> AllocDataSpace(int device_id, size_t bytes, size_t alignment) override {
     void* out = nullptr;
-    auto called = Dispatch("TVMDeviceAllocDataSpace", entry_.alloc, Device(device_id), bytes,
+    auto called = Dispatch(F::kTvmDeviceAllocDataSpace, entry_.alloc, Device(device_id), bytes,
                            alignment, DLDataType{kDLUInt, 8, 1}, &out);
     if (!called) return tl::unexpected(called.error());
     return out;
   }
   Expected<void> FreeDataSpace(int device_id, void* pointer) override {
-    return Dispatch("TVMDeviceFreeDataSpace", entry_.free, Device(device_id), pointer);
+    return Dispatch(F::kTvmDeviceFreeDataSpace, entry_.free, Device(device_id), pointer);
   }
   Expected<void*> AllocWorkspace(int device_id, size_t bytes) override {
     last_error_.reset();
-    void* out = entry_.alloc_workspace(device_type_, device_id, bytes, kDLUInt, 8);
-    if (out == nullptr) {
-      return Failed("TVMBackendAllocWorkspace", fmt::format("returned null for {} bytes", bytes));
+    auto out = caller_.Call(F::kTvmBackendAllocWorkspace, entry_.alloc_workspace, device_type_,
+                            device_id, uint64_t{bytes}, int{kDLUInt}, 8);
+    if (!out) return out;
+    if (*out == nullptr) {
+      return Failed(F::kTvmBackendAllocWorkspace, fmt::format("returned null for {} bytes", bytes));
     }
     return out;
   }
   Expected<void> FreeWorkspace(int device_id, void* pointer) override {
-    return Dispatch("TVMBackendFreeWorkspace", entry_.free_workspace, device_type_, device_id,
+    return Dispatch(F::kTvmBackendFreeWorkspace, entry_.free_workspace, device_type_, device_id,
                     pointer);
   }
   Expected<void> CopyDataFromTo(const Place& from, const Place& to, size_t bytes, int device_id,
                                 RouteStream stream) override {
-    ByteTensor source(from, bytes, Device(device_id));
-    ByteTensor target(to, bytes, Device(device_id));
-    return Dispatch("TVMDeviceCopyDataFromTo", entry_.copy, source.get(), target.get(), stream);
+    return CopyUnequalSizes(from, bytes, to, bytes, device_id, stream);
+  }
+  Expected<void> CopyUnequalSizes(const Place& from, size_t from_bytes, const Place& to,
+                                  size_t to_bytes, int device_id, RouteStream stream) override {
+    ByteTensor source(from, from_bytes, Device(device_id));
+    ByteTensor target(to, to_bytes, Device(device_id));
+    return Dispatch(F::kTvmDeviceCopyDataFromTo, entry_.copy, source.get(), target.get(), stream);
   }
   Expected<RouteStream> CreateStream(int device_id) override {
     c_abi::StreamHandle out = nullptr;
-    auto called = Dispatch("TVMStreamCreate", entry_.stream_create, device_type_, device_id, &out);
+    auto called =
+        Dispatch(F::kTvmStreamCreate, entry_.stream_create, device_type_, device_id, &out);
     if (!called) return tl::unexpected(called.error());
     return out;
   }
   Expected<void> FreeStream(int device_id, RouteStream stream) override {
-    return Dispatch("TVMStreamFree", entry_.stream_free, device_type_, device_id, stream);
+    return Dispatch(F::kTvmStreamFree, entry_.stream_free, device_type_, device_id, stream);
   }
   Expected<void> SetStream(int device_id, RouteStream stream) override {
-    return Dispatch("TVMSetStream", entry_.set_stream, device_type_, device_id, stream);
+    return Dispatch(F::kTvmSetStream, entry_.set_stream, device_type_, device_id, stream);
   }
   Expected<void> StreamSync(int device_id, RouteStream stream) override {
-    return Dispatch("TVMSynchronize", entry_.synchronize, device_type_, device_id, stream);
+    return Dispatch(F::kTvmSynchronize, entry_.synchronize, device_type_, device_id, stream);
   }
   Expected<void> SyncStreamFromTo(int device_id, RouteStream from, RouteStream to) override {
-    return Dispatch("TVMStreamStreamSynchronize", entry_.stream_stream_synchronize, device_type_,
+    return Dispatch(F::kTvmStreamStreamSynchronize, entry_.stream_stream_synchronize, device_type_,
                     device_id, from, to);
   }
   // The C API has no host callback: large device-to-device copies queued on
@@ -138,27 +149,46 @@ class CRuntimeRoute final : public DeviceApiRoute {
     return DLDevice{static_cast<DLDeviceType>(device_type_), device_id};
   }
 
-  // The one place the route calls into the runtime: a nonzero result
-  // becomes an error carrying TVMGetLastError's text.
+  // Every call into the runtime that answers a status goes through here,
+  // and so through the journal (caller_): a nonzero result becomes an error
+  // carrying TVMGetLastError's text.
   template <typename Function, typename... Args>
-  Expected<void> Dispatch(const char* name, Function function, Args... args) {
+  Expected<void> Dispatch(abi::PluginFunction function, Function entry_point, Args... args) {
     last_error_.reset();
-    const int result = function(args...);
-    if (result == 0) return {};
-    return Failed(name, fmt::format("returned {}", result));
+    auto result = caller_.Call(function, entry_point, args...);
+    if (!result) return tl::unexpected(result.error());
+    if (*result == 0) return {};
+    return Failed(function, fmt::format("returned {}", *result));
   }
 
-  tl::unexpected<Error> Failed(const char* name, const std::string& what) {
-    const char* text = entry_.last_error();
-    last_error_ = text == nullptr ? std::string() : std::string(text);
+  // How a message names the call: a global function is called through
+  // TVMFuncCall ("TVMFuncCall(runtime.GetDeviceAttr)").
+  static std::string CallName(abi::PluginFunction function) {
+    if (abi::InfoOf(function).struct_name == abi::kTvmRuntimeGlobal) {
+      return fmt::format("TVMFuncCall({})", abi::QualifiedName(function));
+    }
+    return std::string(abi::QualifiedName(function));
+  }
+
+  tl::unexpected<Error> Failed(abi::PluginFunction function, const std::string& what) {
+    auto text = caller_.Call(F::kTvmGetLastError, entry_.last_error);
+    if (!text) {
+      last_error_ = std::string();
+      return tl::unexpected(
+          Error(ErrorCode::kPluginError,
+                fmt::format("{} {}; then {}", CallName(function), what, text.error().message()))
+              .BlamedOn(F::kTvmGetLastError));
+    }
+    last_error_ = *text == nullptr ? std::string() : std::string(*text);
     return tl::unexpected(
         Error(ErrorCode::kPluginError,
-              fmt::format("{} {}; TVMGetLastError: {}", name, what,
+              fmt::format("{} {}; TVMGetLastError: {}", CallName(function), what,
                           last_error_->empty() ? "(empty)" : fmt::format("\"{}\"", *last_error_))));
   }
 
   EntryPoints entry_;
   int device_type_;
+  RuntimeCaller caller_;
   c_abi::FunctionHandle get_device_attr_ = nullptr;
   std::optional<std::string> last_error_;
   std::array<void*, 2> scratch_{};
@@ -168,7 +198,7 @@ class CRuntimeRoute final : public DeviceApiRoute {
 Expected<AttrValue> CRuntimeRoute::GetAttr(int device_id, DeviceAttrKind kind) {
   if (get_device_attr_ == nullptr) {
     auto found =
-        Dispatch("TVMFuncGetGlobal", entry_.get_global, c_abi::kGetDeviceAttr, &get_device_attr_);
+        Dispatch(F::kTvmFuncGetGlobal, entry_.get_global, c_abi::kGetDeviceAttr, &get_device_attr_);
     if (!found) return tl::unexpected(found.error());
     if (get_device_attr_ == nullptr) {
       return Fail(
@@ -183,7 +213,8 @@ Expected<AttrValue> CRuntimeRoute::GetAttr(int device_id, DeviceAttrKind kind) {
   std::array<int, 3> codes = {c_abi::kArgInt, c_abi::kArgInt, c_abi::kArgInt};
   c_abi::Value result{};
   int result_code = c_abi::kNullptr;
-  auto called = Dispatch("TVMFuncCall(runtime.GetDeviceAttr)", entry_.call, get_device_attr_,
+  // Journalled as the global it calls (TVMFuncCall of runtime.GetDeviceAttr).
+  auto called = Dispatch(F::kTvmGlobalGetDeviceAttr, entry_.call, get_device_attr_,
                          arguments.data(), codes.data(), 3, &result, &result_code);
   if (!called) return tl::unexpected(called.error());
   switch (result_code) {
@@ -214,7 +245,8 @@ std::vector<std::string> MissingCRuntimeEntryPoints(const loader::PluginLibrary&
 }
 
 Expected<std::unique_ptr<DeviceApiRoute>> MakeCRuntimeRoute(const loader::PluginLibrary& library,
-                                                            int device_type) {
+                                                            int device_type,
+                                                            host::Journal* journal) {
   std::vector<std::string> missing;
   EntryPoints entry = BindAll(library, missing);
   if (!missing.empty()) {
@@ -223,7 +255,8 @@ Expected<std::unique_ptr<DeviceApiRoute>> MakeCRuntimeRoute(const loader::Plugin
                             "(TVM up to v0.20)",
                             library.path(), missing.front()));
   }
-  return std::unique_ptr<DeviceApiRoute>(std::make_unique<CRuntimeRoute>(entry, device_type));
+  return std::unique_ptr<DeviceApiRoute>(
+      std::make_unique<CRuntimeRoute>(entry, device_type, journal));
 }
 
 }  // namespace sectl::tvm

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "host/journal.h"
 #include "loader/plugin_library.h"
 #include "tvm/device_api_route.h"
 
@@ -18,8 +19,11 @@ namespace sectl::tvm {
 std::vector<std::string> MissingCRuntimeEntryPoints(const loader::PluginLibrary& library);
 
 // The route for `device_type` over the loaded `library` (kept alive by the
-// caller). kNotFound names the first missing entry point.
+// caller). kNotFound names the first missing entry point. Every call into
+// the runtime is journalled in `journal` (kept alive by the caller), or in
+// a journal of the route's own when null (tvm/runtime_call.h).
 Expected<std::unique_ptr<DeviceApiRoute>> MakeCRuntimeRoute(const loader::PluginLibrary& library,
-                                                            int device_type);
+                                                            int device_type,
+                                                            host::Journal* journal = nullptr);
 
 }  // namespace sectl::tvm

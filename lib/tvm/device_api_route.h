@@ -89,6 +89,16 @@ class DeviceApiRoute {
   // text, possibly empty), or nullopt where the route has no such channel
   // (the adapter's errors are sectl's own Error messages).
   virtual std::optional<std::string> LastRuntimeError() const { return std::nullopt; }
+
+  // A copy between a `from_bytes` tensor and a `to_bytes` one, on the null
+  // stream: TVM refuses unequal sizes, and the error contract check
+  // (checks/tvm_error_contract_checks.cc) asks how. kUnimplemented, calling
+  // nothing, on a route that cannot express it.
+  virtual Expected<void> CopyUnequalSizes(const Place& /*from*/, size_t /*from_bytes*/,
+                                          const Place& /*to*/, size_t /*to_bytes*/,
+                                          int /*device_id*/, RouteStream /*stream*/) {
+    return Fail(ErrorCode::kUnimplemented, "this route copies tensors of one size only");
+  }
 };
 
 // The device types TVM names (DLDeviceType2Str and DLPack's enum):

@@ -84,7 +84,8 @@ std::vector<std::string> FfiRuntime::MissingEntryPoints(const loader::PluginLibr
   return missing;
 }
 
-Expected<FfiRuntime> FfiRuntime::Bind(const loader::PluginLibrary& library) {
+Expected<FfiRuntime> FfiRuntime::Bind(const loader::PluginLibrary& library,
+                                      host::Journal* journal) {
   std::vector<std::string> missing;
   FfiEntryPoints entry = BindAll(library, missing);
   if (!missing.empty()) {
@@ -93,31 +94,34 @@ Expected<FfiRuntime> FfiRuntime::Bind(const loader::PluginLibrary& library) {
                             "v0.21 and later: libtvm_runtime.so and its libtvm_ffi.so)",
                             library.path(), missing.front()));
   }
-  return FfiRuntime(entry);
+  return FfiRuntime(entry, journal);
 }
 
 Expected<FfiObject> FfiRuntime::GetGlobal(const std::string& name) {
   const ffi_abi::ByteArray bytes{name.data(), name.size()};
   ffi_abi::ObjectHandle out = nullptr;
   const std::string call = fmt::format("TVMFFIFunctionGetGlobal(\"{}\")", name);
-  auto found = Dispatch(call, entry_.get_global, &bytes, &out);
+  auto found = DispatchAs(abi::PluginFunction::kTvmFfiFunctionGetGlobal, call, entry_.get_global,
+                          &bytes, &out);
   if (!found) return tl::unexpected(found.error());
-  FfiObject function(out, entry_.dec_ref);  // owned: src/ffi/function.cc copies it out
+  FfiObject function = Own(out);  // owned: src/ffi/function.cc copies it out
   if (!function.empty() && function.header_type_index() != ffi_abi::kFunction) {
     return tl::unexpected(LayoutMismatch(call, ffi_abi::kFunction, function.header_type_index()));
   }
   return function;
 }
 
-Expected<FfiResult> FfiRuntime::Call(const std::string& name, const FfiObject& function,
+Expected<FfiResult> FfiRuntime::Call(abi::PluginFunction global, const FfiObject& function,
                                      std::vector<ffi_abi::Any> arguments) {
+  const std::string name(abi::QualifiedName(global));
   FfiResult result;
   result.value = EmptyCell();  // TVMFFIFunctionCall's precondition
-  auto called = Dispatch(name, entry_.call, function.get(), arguments.data(),
+  // Journalled as the global it calls.
+  auto called = Dispatch(global, entry_.call, function.get(), arguments.data(),
                          static_cast<int32_t>(arguments.size()), &result.value);
   if (!called) return tl::unexpected(called.error());
   if (result.value.type_index >= ffi_abi::kFirstObject) {
-    result.object = FfiObject(result.value.v_obj, entry_.dec_ref);
+    result.object = Own(result.value.v_obj);
     if (result.object.empty()) {
       return Fail(ErrorCode::kAbiMismatch,
                   fmt::format("{} returned a null object of type index {} (tvm-ffi returns "
@@ -133,13 +137,20 @@ Expected<FfiResult> FfiRuntime::Call(const std::string& name, const FfiObject& f
 }
 
 Expected<void> FfiRuntime::DecRef(ffi_abi::ObjectHandle handle) {
-  return Dispatch("TVMFFIObjectDecRef", entry_.dec_ref, handle);
+  return Dispatch(abi::PluginFunction::kTvmFfiObjectDecRef, entry_.dec_ref, handle);
 }
 
 Error FfiRuntime::TakeRaisedError(const std::string& name, const std::string& what) {
   ffi_abi::ObjectHandle raised = nullptr;
-  entry_.move_error(&raised);
-  const FfiObject error(raised, entry_.dec_ref);
+  if (auto moved =
+          Invoke(abi::PluginFunction::kTvmFfiErrorMoveFromRaised, entry_.move_error, &raised);
+      !moved) {
+    last_error_ = std::string();
+    return Error(ErrorCode::kPluginError,
+                 fmt::format("{} {}; then {}", name, what, moved.error().message()))
+        .BlamedOn(abi::PluginFunction::kTvmFfiErrorMoveFromRaised);
+  }
+  const FfiObject error = Own(raised);
   if (error.empty()) {
     last_error_.reset();
     return Error(

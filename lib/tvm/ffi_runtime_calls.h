@@ -10,14 +10,18 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "abi/plugin_functions.h"
 #include "base/error.h"
+#include "host/journal.h"
 #include "loader/plugin_library.h"
 #include "tvm/ffi_runtime_abi.h"
+#include "tvm/runtime_call.h"
 
 namespace sectl::tvm {
 
@@ -33,20 +37,25 @@ struct FfiEntryPoints {
 };
 
 // One owned strong reference to a tvm-ffi object: released with
-// TVMFFIObjectDecRef when destroyed, unless taken back with Release().
+// TVMFFIObjectDecRef, through `caller` (and so journalled), when destroyed,
+// unless taken back with Release(). `caller` outlives the object.
 class FfiObject {
  public:
   FfiObject() = default;
-  FfiObject(ffi_abi::ObjectHandle handle, ffi_abi::ObjectDecRef dec_ref)
-      : handle_(handle), dec_ref_(dec_ref) {}
+  FfiObject(ffi_abi::ObjectHandle handle, ffi_abi::ObjectDecRef dec_ref,
+            const RuntimeCaller* caller)
+      : handle_(handle), dec_ref_(dec_ref), caller_(caller) {}
   ~FfiObject() { Reset(); }
   FfiObject(FfiObject&& other) noexcept
-      : handle_(std::exchange(other.handle_, nullptr)), dec_ref_(other.dec_ref_) {}
+      : handle_(std::exchange(other.handle_, nullptr)),
+        dec_ref_(other.dec_ref_),
+        caller_(other.caller_) {}
   FfiObject& operator=(FfiObject&& other) noexcept {
     if (this != &other) {
       Reset();
       handle_ = std::exchange(other.handle_, nullptr);
       dec_ref_ = other.dec_ref_;
+      caller_ = other.caller_;
     }
     return *this;
   }
@@ -64,11 +73,14 @@ class FfiObject {
 
  private:
   void Reset() {
-    if (handle_ != nullptr) (void)dec_ref_(std::exchange(handle_, nullptr));
+    if (handle_ == nullptr) return;
+    (void)caller_->Call(abi::PluginFunction::kTvmFfiObjectDecRef, dec_ref_,
+                        std::exchange(handle_, nullptr));
   }
 
   ffi_abi::ObjectHandle handle_ = nullptr;
   ffi_abi::ObjectDecRef dec_ref_ = nullptr;
+  const RuntimeCaller* caller_ = nullptr;
 };
 
 // A call's result: the value cell and, when it holds an object, the owned
@@ -90,46 +102,51 @@ class FfiRuntime {
  public:
   // The entry points `library` lacks (empty: it offers the tvm-ffi route).
   static std::vector<std::string> MissingEntryPoints(const loader::PluginLibrary& library);
-  // kNotFound names the first missing entry point.
-  static Expected<FfiRuntime> Bind(const loader::PluginLibrary& library);
+  // kNotFound names the first missing entry point. Every call into the
+  // runtime is journalled in `journal` (kept alive by the caller), or in a
+  // journal of the runtime's own when null.
+  static Expected<FfiRuntime> Bind(const loader::PluginLibrary& library,
+                                   host::Journal* journal = nullptr);
 
   const FfiEntryPoints& entry_points() const { return entry_; }
 
   // TVMFFIFunctionGetGlobal: the function, or an empty FfiObject when the
   // runtime registers no global of that name.
   Expected<FfiObject> GetGlobal(const std::string& name);
-  // TVMFFIFunctionCall of `function` (called `name` in messages).
-  Expected<FfiResult> Call(const std::string& name, const FfiObject& function,
+  // TVMFFIFunctionCall of `function`, the global `global` (one of the
+  // catalogue's kTvmRuntimeGlobal functions, under which the call is
+  // journalled and named in messages).
+  Expected<FfiResult> Call(abi::PluginFunction global, const FfiObject& function,
                            std::vector<ffi_abi::Any> arguments);
   // TVMFFIObjectDecRef of a reference taken with FfiObject::Release().
   Expected<void> DecRef(ffi_abi::ObjectHandle handle);
 
-  // Every call into the runtime that answers a status goes through here:
-  // a nonzero result becomes an error carrying the raised Error's kind and
-  // message, which also becomes last_error(). (The others: Call's
-  // TVMFFIFunctionCall comes here too; TVMBackendAllocWorkspace answers a
-  // pointer, see Invoke; FfiObject's destructor releases without asking.)
+  // Every call into the runtime goes through here, and so through the
+  // journal (tvm/runtime_call.h), journalled as `function`: a nonzero
+  // result becomes an error carrying the raised Error's kind and message,
+  // which also becomes last_error(); an escaped C++ exception, an error
+  // saying so. TVMBackendAllocWorkspace answers a pointer: see Invoke.
   template <typename Function, typename... Args>
-  Expected<void> Dispatch(const std::string& name, Function function, Args... args) {
+  Expected<void> Dispatch(abi::PluginFunction function, Function entry_point, Args... args) {
+    return DispatchAs(function, abi::QualifiedName(function), entry_point, args...);
+  }
+  // The same, named `shown` in an error the result becomes.
+  template <typename Function, typename... Args>
+  Expected<void> DispatchAs(abi::PluginFunction function, std::string_view shown,
+                            Function entry_point, Args... args) {
     last_error_.reset();
-    auto result = Invoke(name, function, args...);
+    auto result = Invoke(function, entry_point, args...);
     if (!result) return tl::unexpected(result.error());
     if (*result == 0) return {};
-    return tl::unexpected(TakeRaisedError(name, fmt::format("returned {}", *result)));
+    return tl::unexpected(TakeRaisedError(std::string(shown), fmt::format("returned {}", *result)));
   }
-  // Calls `function`, turning a C++ exception thrown through its C
-  // boundary into an error: TVM's TVMBackendAllocWorkspace and
-  // TVMBackendFreeWorkspace catch nothing (src/runtime/device_api.cc).
-  template <typename Function, typename... Args>
-  auto Invoke(const std::string& name, Function function, Args... args)
-      -> Expected<decltype(function(args...))> {
-    try {
-      return function(args...);
-    } catch (const std::exception& thrown) {
-      return Fail(
-          ErrorCode::kPluginError,
-          fmt::format("{} threw a C++ exception through its C boundary: {}", name, thrown.what()));
-    }
+  // Calls `entry_point` as `function`, through the journal; its result as
+  // it is. TVM's TVMBackendAllocWorkspace and TVMBackendFreeWorkspace
+  // catch nothing (src/runtime/device_api.cc): an exception thrown through
+  // them is an error here.
+  template <typename R, typename... Params, typename... Args>
+  Expected<R> Invoke(abi::PluginFunction function, R (*entry_point)(Params...), Args... args) {
+    return caller_->Call(function, entry_point, args...);
   }
   // The error for a failed call whose failure is not a return code (a
   // workspace allocation's null): whatever the runtime raised, if anything.
@@ -140,9 +157,18 @@ class FfiRuntime {
   const std::optional<std::string>& last_error() const { return last_error_; }
 
  private:
-  explicit FfiRuntime(FfiEntryPoints entry) : entry_(entry) {}
+  FfiRuntime(FfiEntryPoints entry, host::Journal* journal)
+      : entry_(entry),
+        caller_(std::make_unique<RuntimeCaller>(journal, "a raised Error (TVMFFIErrorSetRaised)")) {
+  }
+
+  FfiObject Own(ffi_abi::ObjectHandle handle) const {
+    return FfiObject(handle, entry_.dec_ref, caller_.get());
+  }
 
   FfiEntryPoints entry_;
+  // On the heap: every FfiObject keeps its address.
+  std::unique_ptr<RuntimeCaller> caller_;
   std::optional<std::string> last_error_;
 };
 

@@ -19,7 +19,8 @@ constexpr const char* kNullStreamOnly =
 
 // The globals the route calls, each looked up on first use. `fallback` is
 // the name TVM registered before NDArray became Tensor, tried when the
-// current one is absent.
+// current one is absent (kCount: none). Their names are the catalogue's
+// (abi/plugin_functions.def), under which the calls are journalled.
 enum class Global {
   kGetDeviceAttr,
   kStreamCreate,
@@ -32,20 +33,21 @@ enum class Global {
   kTensorCopy,
   kCount
 };
+using F = abi::PluginFunction;
 struct GlobalName {
-  const char* name;
-  const char* fallback;
+  F name;
+  F fallback;
 };
 constexpr std::array<GlobalName, static_cast<size_t>(Global::kCount)> kGlobalNames = {{
-    {ffi_abi::kGetDeviceAttr, nullptr},
-    {ffi_abi::kStreamCreate, nullptr},
-    {ffi_abi::kStreamFree, nullptr},
-    {ffi_abi::kSetStream, nullptr},
-    {ffi_abi::kStreamSync, nullptr},
-    {ffi_abi::kStreamSyncFromTo, nullptr},
-    {ffi_abi::kMakeShape, nullptr},
-    {ffi_abi::kTensorAlloc, ffi_abi::kTensorAllocBefore},
-    {ffi_abi::kTensorCopy, ffi_abi::kTensorCopyBefore},
+    {F::kTvmGlobalGetDeviceAttr, F::kCount},
+    {F::kTvmGlobalStreamCreate, F::kCount},
+    {F::kTvmGlobalStreamFree, F::kCount},
+    {F::kTvmGlobalSetStream, F::kCount},
+    {F::kTvmGlobalStreamSync, F::kCount},
+    {F::kTvmGlobalStreamSyncFromTo, F::kCount},
+    {F::kTvmGlobalMakeShape, F::kCount},
+    {F::kTvmGlobalTensorAlloc, F::kTvmGlobalArrayAlloc},
+    {F::kTvmGlobalTensorCopy, F::kTvmGlobalArrayCopy},
 }};
 
 int64_t StreamAsInt(RouteStream stream) {
@@ -78,7 +80,7 @@ class FfiRuntimeRoute final : public DeviceApiRoute {
 
   Expected<void*> AllocWorkspace(int device_id, size_t bytes) override {
     auto allocated =
-        runtime_.Invoke("TVMBackendAllocWorkspace", runtime_.entry_points().alloc_workspace,
+        runtime_.Invoke(F::kTvmBackendAllocWorkspace, runtime_.entry_points().alloc_workspace,
                         device_type_, device_id, uint64_t{bytes}, int{kDLUInt}, 8);
     if (!allocated) return tl::unexpected(allocated.error());
     void* out = *allocated;
@@ -89,15 +91,19 @@ class FfiRuntimeRoute final : public DeviceApiRoute {
     return out;
   }
   Expected<void> FreeWorkspace(int device_id, void* pointer) override {
-    return runtime_.Dispatch("TVMBackendFreeWorkspace", runtime_.entry_points().free_workspace,
+    return runtime_.Dispatch(F::kTvmBackendFreeWorkspace, runtime_.entry_points().free_workspace,
                              device_type_, device_id, pointer);
   }
 
   Expected<void> CopyDataFromTo(const Place& from, const Place& to, size_t bytes, int device_id,
                                 RouteStream stream) override {
+    return CopyUnequalSizes(from, bytes, to, bytes, device_id, stream);
+  }
+  Expected<void> CopyUnequalSizes(const Place& from, size_t from_bytes, const Place& to,
+                                  size_t to_bytes, int device_id, RouteStream stream) override {
     if (stream != nullptr) return RefuseStream("CopyDataFromTo");
-    ByteTensor source(from, bytes, Device(device_id));
-    ByteTensor target(to, bytes, Device(device_id));
+    ByteTensor source(from, from_bytes, Device(device_id));
+    ByteTensor target(to, to_bytes, Device(device_id));
     auto copied = CallGlobal(Global::kTensorCopy,
                              {FfiTensorPointer(source.get()), FfiTensorPointer(target.get())});
     if (!copied) return tl::unexpected(copied.error());
@@ -172,9 +178,9 @@ class FfiRuntimeRoute final : public DeviceApiRoute {
     FfiObject& slot = globals_[index];
     if (!slot.empty()) return &slot;
     const GlobalName& name = kGlobalNames[index];
-    for (const char* candidate : {name.name, name.fallback}) {
-      if (candidate == nullptr) continue;
-      auto found = runtime_.GetGlobal(candidate);
+    for (F candidate : {name.name, name.fallback}) {
+      if (candidate == F::kCount) continue;
+      auto found = runtime_.GetGlobal(std::string(abi::QualifiedName(candidate)));
       if (!found) return tl::unexpected(found.error());
       if (!found->empty()) {
         slot = std::move(*found);
@@ -182,13 +188,14 @@ class FfiRuntimeRoute final : public DeviceApiRoute {
         return &slot;
       }
     }
-    return Fail(ErrorCode::kNotFound,
-                fmt::format("the runtime registers no global function \"{}\"{} "
-                            "(TVMFFIFunctionGetGlobal found none)",
-                            name.name,
-                            name.fallback == nullptr
-                                ? ""
-                                : fmt::format(" nor its older name \"{}\"", name.fallback)));
+    return Fail(
+        ErrorCode::kNotFound,
+        fmt::format("the runtime registers no global function \"{}\"{} "
+                    "(TVMFFIFunctionGetGlobal found none)",
+                    abi::QualifiedName(name.name),
+                    name.fallback == F::kCount ? ""
+                                               : fmt::format(" nor its older name \"{}\"",
+                                                             abi::QualifiedName(name.fallback))));
   }
 
   Expected<FfiResult> CallGlobal(Global which, std::vector<ffi_abi::Any> arguments) {
@@ -206,7 +213,7 @@ class FfiRuntimeRoute final : public DeviceApiRoute {
   FfiRuntime runtime_;
   int device_type_;
   std::array<FfiObject, static_cast<size_t>(Global::kCount)> globals_;
-  std::array<std::string, static_cast<size_t>(Global::kCount)> called_;
+  std::array<F, static_cast<size_t>(Global::kCount)> called_{};
   // Every live allocation's Tensor, by its data pointer: FreeDataSpace
   // releases it, and the runtime frees the data in the Tensor's deleter.
   std::multimap<void*, FfiObject> tensors_;
@@ -273,7 +280,7 @@ Expected<void*> FfiRuntimeRoute::AllocDataSpace(int device_id, size_t bytes, siz
   if (tensor->value.type_index != ffi_abi::kTensor) {
     return Fail(ErrorCode::kPluginError,
                 fmt::format("{} returned type index {}, not a Tensor ({})",
-                            called_[static_cast<size_t>(Global::kTensorAlloc)],
+                            abi::QualifiedName(called_[static_cast<size_t>(Global::kTensorAlloc)]),
                             tensor->value.type_index, int{ffi_abi::kTensor}));
   }
   const DLTensor* allocated = ffi_abi::TensorOf(tensor->object.get());
@@ -304,8 +311,9 @@ std::vector<std::string> MissingFfiRuntimeEntryPoints(const loader::PluginLibrar
 }
 
 Expected<std::unique_ptr<DeviceApiRoute>> MakeFfiRuntimeRoute(const loader::PluginLibrary& library,
-                                                              int device_type) {
-  auto runtime = FfiRuntime::Bind(library);
+                                                              int device_type,
+                                                              host::Journal* journal) {
+  auto runtime = FfiRuntime::Bind(library, journal);
   if (!runtime) return tl::unexpected(runtime.error());
   return std::unique_ptr<DeviceApiRoute>(
       std::make_unique<FfiRuntimeRoute>(std::move(*runtime), device_type));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "host/journal.h"
 #include "loader/plugin_library.h"
 #include "tvm/device_api_route.h"
 
@@ -23,8 +24,11 @@ std::vector<std::string> MissingFfiRuntimeEntryPoints(const loader::PluginLibrar
 // The route for `device_type` over the loaded `library` (kept alive by the
 // caller). kNotFound names the first missing entry point. Global functions
 // are looked up on first use; every object reference the route takes is
-// released by the time it is destroyed.
+// released by the time it is destroyed. Every call into the runtime is
+// journalled in `journal` (kept alive by the caller), or in a journal of
+// the route's own when null (tvm/runtime_call.h).
 Expected<std::unique_ptr<DeviceApiRoute>> MakeFfiRuntimeRoute(const loader::PluginLibrary& library,
-                                                              int device_type);
+                                                              int device_type,
+                                                              host::Journal* journal = nullptr);
 
 }  // namespace sectl::tvm

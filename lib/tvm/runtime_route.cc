@@ -64,12 +64,13 @@ std::vector<int> RegisteredDeviceTypes(const loader::PluginLibrary& library) {
 }
 
 Expected<std::unique_ptr<DeviceApiRoute>> OpenRuntimeRoute(const loader::PluginLibrary& library,
-                                                           int device_type) {
+                                                           int device_type,
+                                                           host::Journal* journal) {
   switch (RecogniseRuntimeFlavour(library)) {
     case RuntimeFlavour::kCApi:
-      return MakeCRuntimeRoute(library, device_type);
+      return MakeCRuntimeRoute(library, device_type, journal);
     case RuntimeFlavour::kTvmFfi:
-      return MakeFfiRuntimeRoute(library, device_type);
+      return MakeFfiRuntimeRoute(library, device_type, journal);
     case RuntimeFlavour::kNone:
       break;
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "host/journal.h"
 #include "loader/plugin_library.h"
 #include "tvm/device_api_route.h"
 
@@ -35,8 +36,11 @@ std::optional<bool> HasDeviceApi(const loader::PluginLibrary& library, int devic
 std::vector<int> RegisteredDeviceTypes(const loader::PluginLibrary& library);
 
 // The route for `device_type`: c_runtime_route.h or ffi_runtime_route.h.
-// kNotFound names what a library offering neither lacks.
+// kNotFound names what a library offering neither lacks. Every call into
+// the runtime is journalled in `journal` (kept alive by the caller), or in
+// a journal of the route's own when null.
 Expected<std::unique_ptr<DeviceApiRoute>> OpenRuntimeRoute(const loader::PluginLibrary& library,
-                                                           int device_type);
+                                                           int device_type,
+                                                           host::Journal* journal = nullptr);
 
 }  // namespace sectl::tvm

@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <new>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -358,6 +361,11 @@ Failure CopyDataFromTo(const DLTensor& from, const DLTensor& to, void* stream) {
 }
 
 Failure CreateStream(int device_type, int device_id, void** out) {
+#ifdef FAULT_STREAM_CREATE_CRASHES_ON_ABSENT_DEVICE
+  // A per-device table indexed before the id is checked, as TVM's kExist
+  // indexes its table of device types: here it faults.
+  if (device_id >= DeviceCount(device_type)) std::raise(SIGSEGV);
+#endif
   if (auto failure = CheckDevice(device_type, device_id); !failure.empty()) return failure;
   // The handle is the stream's address, owned by the caller until FreeStream.
   auto stream = std::make_unique<StreamQueue>(true);
@@ -423,6 +431,11 @@ Failure AllocWorkspace(int device_type, int device_id, uint64_t bytes, void** ou
   if (auto failure = CheckDevice(device_type, device_id); !failure.empty()) return failure;
   Failure failure;
   void* pointer = TakeWorkspace(bytes, failure);
+#ifdef FAULT_WORKSPACE_THROWS
+  // As TVM's CPU backend: its allocator throws, and nothing between it and
+  // the C entry point catches.
+  if (pointer == nullptr) throw std::bad_alloc();
+#endif
   if (pointer == nullptr) return "AllocWorkspace: " + failure;
   *out = pointer;
   return {};
@@ -431,6 +444,10 @@ Failure AllocWorkspace(int device_type, int device_id, uint64_t bytes, void** ou
 Failure FreeWorkspace(int device_type, int device_id, void* pointer) {
   if (auto failure = CheckDevice(device_type, device_id); !failure.empty()) return failure;
   if (!GiveBackWorkspace(pointer)) {
+#ifdef FAULT_WORKSPACE_THROWS
+    // As TVM's WorkspacePool: an ICHECK, which throws InternalError.
+    throw std::runtime_error("InternalError: trying to free things that has not been allocated");
+#endif
     return "FreeWorkspace: trying to free things that has not been allocated";
   }
   return {};

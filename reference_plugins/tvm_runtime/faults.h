@@ -30,6 +30,15 @@
 //   FAULT_SILENT_ALLOCATION_FAILURE    a failed allocation returns 0 and a null
 //                                      pointer, with no error (on tvm-ffi: a
 //                                      Tensor whose data is null)  -> errors_reported
+//   FAULT_WORKSPACE_THROWS             as TVM's own backends: a workspace that
+//                                      cannot be had throws std::bad_alloc, and
+//                                      freeing one never handed out throws,
+//                                      through TVMBackendAllocWorkspace and
+//                                      TVMBackendFreeWorkspace     -> c_error_contract
+//   FAULT_STREAM_CREATE_CRASHES_ON_ABSENT_DEVICE
+//                                      TVMStreamCreate on a device id past the
+//                                      count raises SIGSEGV        -> c_error_contract
+//                                                                     (crash)
 //
 // Runtime shapes sectl must recognise, not checks' faults (reference_plugins/
 // tvm_runtime/CMakeLists.txt, "TVM runtime shapes"; tests/tvm_runtime_shapes_test.cc):
