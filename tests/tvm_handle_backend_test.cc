@@ -72,7 +72,7 @@ TEST_P(TvmHandleBackend, PassesTheWholeProfileJudgedByContent) {
     const auto run = ConformOnOpenCl(FieldRuntime(GetParam()), extra);
     const std::string label = GetParam() + (extra.empty() ? "" : " " + extra[0]);
     ASSERT_EQ(run.exit_code, 0) << label << ": " << run.err;
-    ASSERT_EQ(run.results.size(), 11u) << label;
+    ASSERT_EQ(run.results.size(), 12u) << label;
     for (const auto& [id, entry] : run.results) {
       // One queue, no streams: nothing for two streams to get out of order.
       const bool no_streams = id == "tvm_device_api.sync_stream_from_to";
