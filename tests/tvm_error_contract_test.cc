@@ -14,6 +14,7 @@
 #include "host/journal.h"
 #include "loader/plugin_library.h"
 #include "sectl_process.h"
+#include "tvm/runtime_call.h"
 #include "tvm/runtime_route.h"
 
 namespace sectl::testing {
@@ -98,6 +99,16 @@ TEST(TvmRuntimeJournal, ACrashInsideTheRuntimeNamesTheCall) {
 // An exception escaping TVMBackendAllocWorkspace or TVMBackendFreeWorkspace
 // is caught at the route's dispatch point and listed with its input and
 // the header's promise; the severity says who cannot catch it.
+// TVM's errors go on with a stack trace; a report keeps their first line.
+TEST(TvmRuntimeErrors, KeepTheFirstLineOfTheRuntimesText) {
+  EXPECT_EQ(sectl::tvm::FirstLineOf("TVMError: unknown type = 17\nStack trace:\n  File \"x.h\""),
+            "TVMError: unknown type = 17");
+  EXPECT_EQ(sectl::tvm::FirstLineOf("\n\nInternalError: out of memory\n"),
+            "InternalError: out of memory");
+  EXPECT_EQ(sectl::tvm::FirstLineOf("one line"), "one line");
+  EXPECT_EQ(sectl::tvm::FirstLineOf(""), "");
+}
+
 TEST(TvmErrorContract, AnEscapedExceptionIsReportedWithItsInputAndThePromise) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"tvm_runtime_workspace_throws", "TVMGetLastError"},

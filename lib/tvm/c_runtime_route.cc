@@ -180,10 +180,11 @@ class CRuntimeRoute final : public DeviceApiRoute {
               .BlamedOn(F::kTvmGetLastError));
     }
     last_error_ = *text == nullptr ? std::string() : std::string(*text);
-    return tl::unexpected(
-        Error(ErrorCode::kPluginError,
-              fmt::format("{} {}; TVMGetLastError: {}", CallName(function), what,
-                          last_error_->empty() ? "(empty)" : fmt::format("\"{}\"", *last_error_))));
+    return tl::unexpected(Error(
+        ErrorCode::kPluginError,
+        fmt::format(
+            "{} {}; TVMGetLastError: {}", CallName(function), what,
+            last_error_->empty() ? "(empty)" : fmt::format("\"{}\"", FirstLineOf(*last_error_)))));
   }
 
   EntryPoints entry_;

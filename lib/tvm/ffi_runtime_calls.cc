@@ -171,7 +171,8 @@ Error FfiRuntime::TakeRaisedError(const std::string& name, const std::string& wh
                              kind.empty() ? "an Error" : kind));
   }
   last_error_ = kind.empty() ? message : fmt::format("{}: {}", kind, message);
-  return Error(ErrorCode::kPluginError, fmt::format("{} {}; raised {}", name, what, *last_error_));
+  return Error(ErrorCode::kPluginError,
+               fmt::format("{} {}; raised {}", name, what, FirstLineOf(*last_error_)));
 }
 
 }  // namespace sectl::tvm

@@ -29,6 +29,11 @@ namespace sectl::tvm {
 // tests can tell it from the runtime's own errors.
 inline constexpr std::string_view kExceptionEscaped = "let a C++ exception escape across the C ABI";
 
+// The first line of a runtime's error text: TVM's messages (TVMGetLastError,
+// a raised Error, an exception's what()) go on with a multi-line stack
+// trace, and sectl's reports give each error one line.
+std::string_view FirstLineOf(std::string_view text);
+
 // "TVMBackendAllocWorkspace let a C++ exception escape across the C ABI:
 // std::bad_alloc (its header promises nullptr and TVMGetLastError)", with
 // the first line of `what` (TVM's errors go on with a stack trace).
