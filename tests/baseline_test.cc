@@ -226,7 +226,7 @@ TEST(LoadBaselineTest, MissingFileIsAnErrorNamingThePath) {
   ASSERT_FALSE(baseline.has_value());
   EXPECT_EQ(baseline.error().code(), ErrorCode::kNotFound);
   EXPECT_EQ(baseline.error().message(),
-            "cannot read baseline " + path.string() + ": No such file or directory");
+            "cannot read baseline: " + path.string() + ": no such file");
 }
 
 TEST(LoadBaselineTest, DirectoryIsAnErrorNamingThePath) {
@@ -235,7 +235,9 @@ TEST(LoadBaselineTest, DirectoryIsAnErrorNamingThePath) {
   auto baseline = LoadBaseline(path.string());
   ASSERT_FALSE(baseline.has_value());
   EXPECT_EQ(baseline.error().message(),
-            "cannot read baseline " + path.string() + ": it is a directory");
+            "cannot read baseline: " + path.string() +
+                ": is a directory, not a regular file (a baseline is read only from a regular "
+                "file)");
 }
 
 TEST(IsExpiredTest, ValidThroughItsExpiryDay) {

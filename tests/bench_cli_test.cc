@@ -412,7 +412,6 @@ TEST(BenchUsageTest, BadInputIsAOneLineErrorWithExitStatus2) {
       {"bench", "memcpy", "--compare", "/nonexistent/old.json"},
       {"bench", "memcpy", "--tolerance", "many"},
       {"bench", "latency", "--report", "xml"},
-      {"bench"},
   };
   for (const auto& command : bad) {
     const auto result = RunSectl(command);
@@ -420,6 +419,15 @@ TEST(BenchUsageTest, BadInputIsAOneLineErrorWithExitStatus2) {
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
     EXPECT_TRUE(result.out.empty()) << result.out;
   }
+}
+
+// `sectl bench` without a benchmark is answered with the usage line and
+// the benchmarks there are.
+TEST(BenchUsageTest, BenchAloneNamesTheBenchmarks) {
+  const auto result = RunSectl({"bench"});
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_EQ(result.err.rfind("Usage: sectl bench", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find("Commands: memcpy, latency"), std::string::npos) << result.err;
 }
 
 // An unknown choice says which choices there are.

@@ -169,15 +169,31 @@ TEST(BenchJson, WritesTheDocumentedKeysInOrder) {
                                             "runs", "units", "results", "ceiling", "latency"}));
   std::vector<std::string> result_keys;
   for (const auto& item : document["results"][0].items()) result_keys.push_back(item.key());
-  EXPECT_EQ(result_keys,
-            (std::vector<std::string>{
-                "direction",    "host_memory",      "mode",          "bytes",
-                "median_gbps",  "p5_gbps",          "p95_gbps",      "min_gbps",
-                "max_gbps",     "spread",           "samples",       "values_gbps",
-                "plugin_timer",
-                "ceiling_gbps", "ratio_to_ceiling", "warmup_copies", "copies_per_sample",
-                "stable",       "enqueue_excluded", "verification",  "verification_status",
-                "verification_reason", "warnings", "error", "not_measurable"}));
+  EXPECT_EQ(result_keys, (std::vector<std::string>{"direction",
+                                                   "host_memory",
+                                                   "mode",
+                                                   "bytes",
+                                                   "median_gbps",
+                                                   "p5_gbps",
+                                                   "p95_gbps",
+                                                   "min_gbps",
+                                                   "max_gbps",
+                                                   "spread",
+                                                   "samples",
+                                                   "values_gbps",
+                                                   "plugin_timer",
+                                                   "ceiling_gbps",
+                                                   "ratio_to_ceiling",
+                                                   "warmup_copies",
+                                                   "copies_per_sample",
+                                                   "stable",
+                                                   "enqueue_excluded",
+                                                   "verification",
+                                                   "verification_status",
+                                                   "verification_reason",
+                                                   "warnings",
+                                                   "error",
+                                                   "not_measurable"}));
   EXPECT_EQ(document["units"]["bandwidth"], "GB/s (1e9 bytes/s)");
   EXPECT_EQ(document["results"][0]["direction"], "h2d");
   EXPECT_EQ(document["results"][2]["host_memory"], "none");

@@ -308,7 +308,11 @@ TEST(ProbeCommand, UsageErrorsExitTwo) {
   ExpectOneLineError(RunSectl({"probe", "--no-such-flag"}), 2, "--no-such-flag");
   ExpectOneLineError(RunSectl({"probe", "--timeout", "-3"}), 2, "--timeout");
   ExpectOneLineError(RunSectl({"probe", "--tf-version", "1.15"}), 2, "--tf-version");
-  ExpectOneLineError(RunSectl({}), 2, "subcommand");
+  // `sectl` alone gets the usage line instead (ConformCli's
+  // ACommandGivenNothingToActOnPrintsItsUsage).
+  const CommandResult bare = RunSectl({});
+  EXPECT_EQ(bare.exit_code, 2) << bare.err;
+  EXPECT_EQ(bare.err.rfind("Usage: sectl", 0), 0u) << bare.err;
 }
 
 TEST(ProbeCommand, UnwritableOutputIsAnErrorNotAHalfFile) {

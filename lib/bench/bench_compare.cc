@@ -312,12 +312,19 @@ std::string FormatPValue(double p_value) {
   return fmt::format("{:.2g}", p_value);
 }
 
+namespace {
+
+Expected<void> CheckSameKind(const BenchReport& old, std::string_view kind) {
+  if (old.kind == kind) return {};
+  return Fail(
+      ErrorCode::kInvalidArgument,
+      fmt::format("cannot compare a {} report with a {} report", OneLine(old.kind), OneLine(kind)));
+}
+
+}  // namespace
+
 Expected<void> CheckComparable(const BenchReport& old, std::string_view kind) {
-  if (old.kind != kind) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("cannot compare a {} report with a {} report", OneLine(old.kind),
-                            OneLine(kind)));
-  }
+  if (auto same = CheckSameKind(old, kind); !same) return same;
   // Found before anything is measured: a report no run can be compared
   // with would otherwise cost a whole run and then pass as "not comparable".
   const std::vector<Entry> entries = EntriesOf(old);
@@ -333,9 +340,7 @@ Expected<void> CheckComparable(const BenchReport& old, std::string_view kind) {
 
 Expected<Comparison> CompareBenchReports(const BenchReport& old, const BenchReport& now,
                                          double tolerance, double significance_level) {
-  if (auto comparable = CheckComparable(old, now.kind); !comparable) {
-    return tl::unexpected(comparable.error());
-  }
+  if (auto same = CheckSameKind(old, now.kind); !same) return tl::unexpected(same.error());
   if (!(tolerance >= 0 && tolerance < 1)) {
     return Fail(
         ErrorCode::kInvalidArgument,
