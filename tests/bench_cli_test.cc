@@ -305,9 +305,13 @@ TEST(BenchCompareTest, TheGateReMeasuresARunDisturbedOnceAndPasses) {
   }
   EXPECT_EQ(unconfirmed.exit_code, 1) << unconfirmed.out << unconfirmed.err;
   EXPECT_NE(unconfirmed.out.find("REGRESSION"), std::string::npos) << unconfirmed.out;
+  // A re-measurement slowed by a neighbouring test can confirm one result
+  // while another is not confirmed: a try counts when the whole gate passed.
   for (int attempt = 0; attempt < 5; ++attempt) {
     confirmed = disturbed_gate({});
-    if (confirmed.out.find("not confirmed") != std::string::npos) break;
+    if (confirmed.exit_code == 0 && confirmed.out.find("not confirmed") != std::string::npos) {
+      break;
+    }
   }
   EXPECT_EQ(confirmed.exit_code, 0) << confirmed.out << confirmed.err;
   // The fresh runs land within the tolerance, or (one of them slowed by a
