@@ -5,9 +5,9 @@
 // correct device written the way TVM's own CPU backend behaves; and
 // handle_backend_core.cc, one written the way TVM's OpenCL backend behaves,
 // whose data pointers are descriptors, not addresses (each file says how it
-// differs); tensor_rules.cc and current_streams.cc hold what all share. device_core.cc serves two device types over host memory: cpu
-// (1, devices 0 and 1) and ext_dev (12, device 0, a fake accelerator with
-// GPU-like attributes), with
+// differs); tensor_rules.cc and current_streams.cc hold what all share. device_core.cc serves two
+// device types over host memory: cpu (1, devices 0 and 1) and ext_dev (12, device 0, a fake
+// accelerator with GPU-like attributes), with
 //
 //   - data space from posix_memalign, honouring every power-of-two alignment
 //     (on cpu, as TVM's CPU backend, none below sizeof(void*));
