@@ -107,7 +107,10 @@ TEST(TvmAddressBackend, WorkspacesAreJudgedByAddressAndContent) {
   const auto result = RunSectl({"conform", ReferencePlugin("sectl_tvm_runtime"),
                                 "--tvm-device-type", "cpu", "--report", "json", "--timeout", "30"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  for (const auto& entry : nlohmann::json::parse(result.out)["results"]) {
+  // The document is named: a range-for over a member of a temporary would
+  // read it after it is destroyed.
+  const nlohmann::json report = nlohmann::json::parse(result.out);
+  for (const auto& entry : report["results"]) {
     if (entry["id"] == "tvm_device_api.workspace_stack") {
       EXPECT_EQ(entry["details"]["distinct_by"],
                 "address ranges and content written through CopyDataFromTo");

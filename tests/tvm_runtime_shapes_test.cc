@@ -130,7 +130,9 @@ TEST(TvmRuntimeShapes, AKExistCrashBeyondTvmsTableIsAFindingNotALoadFailure) {
   EXPECT_TRUE(problem.starts_with("kExist(37) crashed with SIGSEGV")) << problem;
   EXPECT_NE(problem.find("without a bounds check"), std::string::npos) << problem;
   for (const auto& check : report["results"]) {
-    if (check["id"] == "tvm_device_api.exist") EXPECT_EQ(check["status"], "crash");
+    if (check["id"] == "tvm_device_api.exist") {
+      EXPECT_EQ(check["status"], "crash");
+    }
   }
   // On a type within the table the same runtime passes.
   const auto cpu = RunSectl({"conform", kExistCrashes, "--quiet", "-j", "2"});
