@@ -4,6 +4,7 @@
 // status; each subcommand is one library call (see tool/*_command.cc).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/prctl.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -116,6 +117,17 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
+
+// Non-dumpable from the first code sectl runs, before any library's
+// initialiser and long before main: a process of the same user that opens
+// /proc/<sectl>/mem between exec and main would keep that handle for good
+// (PrepareSupervisor says it again, for a sectl linked another way).
+// .preinit_array runs before every shared object's constructors.
+static void MakeNotDumpable(int /*argc*/, char** /*argv*/, char** /*envp*/) {
+  ::prctl(PR_SET_DUMPABLE, 0);
+}
+__attribute__((section(".preinit_array"),
+               used)) void (*const make_not_dumpable)(int, char**, char**) = MakeNotDumpable;
 
 int main(int argc, char** argv) {
   // Before anything else: no thread, no child, no plugin exists yet.
