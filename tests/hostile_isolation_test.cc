@@ -118,9 +118,10 @@ HostileRun ConformHostile(const std::string& plugin, const TemporaryDirectory& d
   run.log = directory.path() / "hostile.log";
   run.tag = UniqueTag(directory.path());
   Launch launch;
-  launch.arguments = {"conform",    HostilePlugin(plugin), "--report",
-                      "json",       "--pass-env",          "SECTL_HOSTILE_LOG",
-                      "--pass-env", "SECTL_HOSTILE_TAG",   "--no-throughput"};
+  launch.arguments = {
+      "conform",         HostilePlugin(plugin), "--report",      "json",
+      "--pass-env",      "SECTL_HOSTILE_LOG",   "--pass-env",    "SECTL_HOSTILE_TAG",
+      "--no-throughput", "--plugin-writes",     run.log.string()};
   launch.arguments.insert(launch.arguments.end(), extra_arguments.begin(), extra_arguments.end());
   launch.added_environment = {"SECTL_HOSTILE_LOG=" + run.log.string(),
                               "SECTL_HOSTILE_TAG=" + run.tag};
@@ -350,7 +351,7 @@ TEST(HostileIsolation, ThePluginsOwnEnvironBlockHoldsNoneOfSectlsVariables) {
   const SectlRun run = RunSectl(
       {.arguments = {"conform", HostilePlugin("hostile_isolation_self_environ"), "--report", "json",
                      "--no-throughput", "--filter", "memory.allocate", "--pass-env",
-                     "SECTL_HOSTILE_LOG"},
+                     "SECTL_HOSTILE_LOG", "--plugin-writes", log.string()},
        .added_environment = {"SECTL_HOSTILE_LOG=" + log.string(), "SECTL_TEST_SECRET=" + secret}});
   ExpectACompleteReport(run);
   std::ifstream log_file(log);
@@ -373,7 +374,7 @@ TEST(HostileIsolation, BumpedProgressCountersDoNotExtendTheBenchDeadline) {
       {.arguments = {"bench", "memcpy", HostilePlugin("hostile_isolation_bump_progress"), "--sizes",
                      "4KiB", "--direction", "h2d", "--mode", "async", "--timeout", "1",
                      "--no-progress", "--pass-env", "SECTL_HOSTILE_LOG", "--pass-env",
-                     "SECTL_HOSTILE_TAG"},
+                     "SECTL_HOSTILE_TAG", "--plugin-writes", log.string()},
        .added_environment = {"SECTL_HOSTILE_LOG=" + log.string(), "SECTL_HOSTILE_TAG=" + tag}});
   EXPECT_FALSE(run.timed_out) << "sectl bench did not finish within " << kRunLimit.count() << " s";
   std::ifstream log_file(log);

@@ -284,8 +284,8 @@ TEST(SandboxChild, DescribesWhatIsInForce) {
   EXPECT_TRUE(in_force.lines[0].starts_with("seccomp: ")) << in_force.lines[0];
   EXPECT_EQ(in_force.seccomp, Contains(in_force.lines[0], "refused")) << in_force.lines[0];
   EXPECT_TRUE(in_force.lines[1].starts_with("capabilities: ")) << in_force.lines[1];
-  if (::geteuid() == 0 && in_force.ptrace_capability_absent) {
-    EXPECT_EQ(in_force.lines[1], "capabilities: CAP_SYS_PTRACE dropped");
+  if (::geteuid() == 0 && in_force.capabilities_absent) {
+    EXPECT_EQ(in_force.lines[1], "capabilities: none in any set (dropped), the bounding set empty");
   }
   // Cached: the same answer, without a second probe.
   EXPECT_EQ(isolation::DescribeSandbox().lines, in_force.lines);
@@ -334,8 +334,9 @@ SectlRun ConformHostile(const std::string& plugin, Namespaces namespaces = Names
                               .own_process_group = true};
   if (!secret.empty()) options.added_environment.push_back(secret);
   std::vector<std::string> arguments{
-      "conform",           HostilePlugin(plugin), "--report",  "json", "--pass-env",
-      "SECTL_HOSTILE_LOG", "--no-throughput",     "--timeout", "20"};
+      "conform",    HostilePlugin(plugin), "--report",        "json",
+      "--pass-env", "SECTL_HOSTILE_LOG",   "--no-throughput", "--timeout",
+      "20",         "--plugin-writes",     log.string()};
   if (namespaces == Namespaces::kShared) arguments.emplace_back("--no-namespaces");
   arguments.insert(arguments.end(), extra_arguments.begin(), extra_arguments.end());
   SectlRun run{testing::RunSectl(arguments, options)};
@@ -404,17 +405,17 @@ void ExpectTheMinimalPluginsReport(const SectlRun& run) {
 TEST(HostileParent, TheReportSaysWhatConfinementWasInForce) {
   for (const Namespaces namespaces : kBothWays) {
     SCOPED_TRACE(Describe(namespaces));
-    std::vector<std::string> arguments{"conform",         testing::ReferencePlugin("sectl_minimal"),
-                                       "--report",        "json",
-                                       "--no-throughput", "--filter",
-                                       "registration.*"};
+    const std::string plugin =
+        std::filesystem::absolute(testing::ReferencePlugin("sectl_minimal")).string();
+    std::vector<std::string> arguments{"conform",         plugin,     "--report",      "json",
+                                       "--no-throughput", "--filter", "registration.*"};
     if (namespaces == Namespaces::kShared) arguments.emplace_back("--no-namespaces");
     const testing::CommandResult command = testing::RunSectl(arguments);
     const json report = json::parse(command.out, nullptr, /*allow_exceptions=*/false);
     ASSERT_TRUE(report.is_object()) << command.out;
-    EXPECT_EQ(
-        report["confinement"].get<std::vector<std::string>>(),
-        isolation::DescribeConfinementInForce({.namespaces = namespaces == Namespaces::kOwn}));
+    EXPECT_EQ(report["confinement"].get<std::vector<std::string>>(),
+              isolation::DescribeConfinementInForce(
+                  {.namespaces = namespaces == Namespaces::kOwn, .plugin_files = {plugin}}));
   }
   const testing::CommandResult unconfined =
       testing::RunSectl({"conform", testing::ReferencePlugin("sectl_minimal"), "--report", "json",

@@ -302,7 +302,8 @@ TEST(ChildProcess, SectlsOwnSetupFailureIsBlamedOnSectl) {
         const rlimit hard{100, 100};
         if (::setrlimit(RLIMIT_CPU, &hard) != 0) return 5;
         auto inner =
-            RunInChildProcess([](int) { return 0; }, {.confinement = {.cpu_limit_seconds = 500}});
+            RunInChildProcess([](int) { return 0; },
+                              {.confinement = {.cpu_limit_seconds = 500, .namespaces = false}});
         if (!inner) return 6;
         const ChildOutcome judged = JudgeChild(*inner, {.cpu_limit_seconds = 500});
         WriteResult(fd, std::to_string(static_cast<int>(judged.blame)) + " " + judged.description);

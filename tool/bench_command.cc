@@ -313,7 +313,7 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
   run.memcpy.plan.budget = std::chrono::duration<double>(options.budget_seconds);
   run.latency_plan.budget = std::chrono::duration<double>(options.budget_seconds);
   run.isolate = options.isolation != "none";
-  auto confinement = ConfinementFromFlags(options.confinement);
+  auto confinement = ConfinementFromFlags(options.confinement, {run.plugin_path});
   if (!confinement) return ReportUsageError(confinement.error().message());
   run.confinement = std::move(*confinement);
   run.stall_timeout =

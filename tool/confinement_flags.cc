@@ -4,6 +4,7 @@
 
 #include "base/byte_sizes.h"
 #include "tool/number_flags.h"
+#include "tool/plugin_argument.h"
 
 namespace sectl::tool {
 
@@ -19,14 +20,26 @@ void AddConfinementFlags(CLI::App& command, ConfinementFlags& flags) {
                      "Also give the plugin this environment variable (repeatable); by default it "
                      "sees only PATH, HOME, TMPDIR, LANG, LANGUAGE, LC_*, TZ and SECTL_VALIDATE_* "
                      "(the validation layer's settings)");
+  command.add_option("--plugin-writes", flags.plugin_writes,
+                     "A file (or a new file's directory) the plugin's process must be able to "
+                     "write, such as a log or coverage data (repeatable). Where sectl runs as "
+                     "root, plugins run as nobody, unless nobody cannot read the plugin or write "
+                     "these; then as root without capabilities, and the report says why");
   command.add_flag("--no-namespaces", flags.no_namespaces,
                    "Run plugin processes in sectl's own PID and mount namespaces; by default "
                    "each gets new ones where the kernel allows, so that it can neither see nor "
                    "signal any other process");
 }
 
-Expected<isolation::Confinement> ConfinementFromFlags(const ConfinementFlags& flags) {
+Expected<isolation::Confinement> ConfinementFromFlags(const ConfinementFlags& flags,
+                                                      std::vector<std::string> plugin_files) {
   isolation::Confinement confinement;
+  std::erase(plugin_files, std::string());
+  confinement.plugin_files = std::move(plugin_files);
+  for (const std::string& path : flags.plugin_writes) {
+    if (path.empty()) return Fail(ErrorCode::kInvalidArgument, "--plugin-writes: an empty path");
+    confinement.plugin_writes.push_back(AbsolutePath(path));
+  }
   if (!flags.memory_limit.empty()) {
     auto bytes = ParseByteSize(flags.memory_limit);
     if (!bytes) {

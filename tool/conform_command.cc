@@ -363,7 +363,7 @@ int RunConformCommand(const ConformCommandOptions& options) {
   auto device_type = ChooseTvmDeviceType(options.tvm_device_type, run.settings.plugin_path);
   if (!device_type) return ReportUsageError(device_type.error().message());
   run.settings.tvm_device_type = *device_type;
-  run.settings.tvm_core = options.tvm_core;
+  run.settings.tvm_core = AbsolutePath(options.tvm_core);
   if (options.tvm_device_id) run.settings.device_ordinal = *options.tvm_device_id;
   auto profile = ProfileForAbi(options.profile, *abi);
   if (!profile) return ReportUsageError(profile.error().message());
@@ -374,7 +374,8 @@ int RunConformCommand(const ConformCommandOptions& options) {
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   run.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
   run.isolate = options.isolation != "none";
-  auto confinement = ConfinementFromFlags(options.confinement);
+  auto confinement =
+      ConfinementFromFlags(options.confinement, {run.settings.plugin_path, run.settings.tvm_core});
   if (!confinement) return ReportUsageError(confinement.error().message());
   run.confinement = std::move(*confinement);
   run.command_line = options.command_line;

@@ -1,5 +1,7 @@
 #include "tool/plugin_argument.h"
 
+#include <filesystem>
+
 #include "loader/elf_identity.h"
 #include "loader/plugin_library.h"
 #include "loader/tvm_backend_library.h"
@@ -15,7 +17,16 @@ Expected<std::string> ChoosePluginPath(const std::string& argument, std::string_
       !file && loader::NamesNoSharedLibrary(file.error())) {
     return Fail(ErrorCode::kInvalidArgument, file.error().message());
   }
-  return path;
+  // Absolute: the plugin's process works in a scratch directory of its own
+  // (isolation/plugin_identity.h), where a relative path names nothing.
+  return AbsolutePath(path);
+}
+
+std::string AbsolutePath(const std::string& path) {
+  if (path.empty() || path.front() == '/') return path;
+  std::error_code error;
+  const auto absolute = std::filesystem::absolute(path, error);
+  return error ? path : absolute.string();
 }
 
 Expected<int> ChooseTvmDeviceType(const std::string& flag, const std::string& plugin_path) {

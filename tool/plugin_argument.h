@@ -19,7 +19,13 @@ namespace sectl::tool {
 // a usage error (exit 2) before any report begins. A shared library that is
 // broken (truncated, built for another machine, failing to load) is the
 // plugin's problem, and the command diagnoses it as before.
+// The path it returns is absolute.
 Expected<std::string> ChoosePluginPath(const std::string& argument, std::string_view bundled_name);
+
+// `path` made absolute against the working directory (unchanged when it is
+// absolute, empty, or the working directory is gone): plugin processes work
+// in a scratch directory of their own.
+std::string AbsolutePath(const std::string& path);
 
 // The DLDeviceType --tvm-device-type names (tvm::ParseDeviceType: an
 // unknown name is kInvalidArgument, listing the names accepted); when it is

@@ -87,11 +87,11 @@ int ProbeTvmCDevicePlugin(const ProbeCommandOptions& options, const std::string&
 int ProbeTvmRuntime(const ProbeCommandOptions& options, const std::string& path) {
   probe::TvmRuntimeProbeOptions run{
       .path = path,
-      .tvm_core = options.tvm_core,
+      .tvm_core = AbsolutePath(options.tvm_core),
       .lazy = options.lazy,
       .isolate = options.isolation != "none",
       .timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000))};
-  auto confinement = ConfinementFromFlags(options.confinement);
+  auto confinement = ConfinementFromFlags(options.confinement, {path, run.tvm_core});
   if (!confinement) return ReportError(confinement.error());
   run.confinement = std::move(*confinement);
   auto probe = probe::ProbeTvmRuntime(run);
@@ -129,7 +129,7 @@ int RunProbeCommand(const ProbeCommandOptions& options) {
   run.isolation =
       options.isolation == "none" ? probe::Isolation::kNone : probe::Isolation::kProcess;
   run.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
-  auto confinement = ConfinementFromFlags(options.confinement);
+  auto confinement = ConfinementFromFlags(options.confinement, {run.probe.plugin_path});
   if (!confinement) return ReportError(confinement.error());
   run.confinement = std::move(*confinement);
 

@@ -13,6 +13,7 @@
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
 #include "tool/number_flags.h"
+#include "tool/plugin_argument.h"
 #include "tool/progress_bar.h"
 #include "tool/report_output.h"
 #include "trace/trace_reader.h"
@@ -63,13 +64,13 @@ int RunReplayCommand(const ReplayCommandOptions& options) {
     if (!bundled) return ReportError(bundled.error());
     run.replay.plugin_path = *bundled;
   } else {
-    run.replay.plugin_path = loader::PluginPathFromArgument(options.plugin);
+    run.replay.plugin_path = AbsolutePath(loader::PluginPathFromArgument(options.plugin));
     std::error_code error;
     if (!std::filesystem::is_regular_file(run.replay.plugin_path, error)) {
       return ReportUsageError(fmt::format("{}: no such plugin file", run.replay.plugin_path));
     }
   }
-  auto confinement = ConfinementFromFlags(options.confinement);
+  auto confinement = ConfinementFromFlags(options.confinement, {run.replay.plugin_path});
   if (!confinement) return ReportUsageError(confinement.error().message());
   run.confinement = std::move(*confinement);
   run.trace_path = options.trace;

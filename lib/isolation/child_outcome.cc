@@ -4,7 +4,9 @@
 
 namespace sectl::isolation {
 
-ChildOutcome JudgeChild(const ChildResult& child, const Confinement& confinement) {
+namespace {
+
+ChildOutcome JudgeEnd(const ChildResult& child, const Confinement& confinement) {
   // Written by sectl's code before any plugin code ran, under the key.
   if (child.setup_failure) {
     return {Blame::kSectl,
@@ -35,6 +37,12 @@ ChildOutcome JudgeChild(const ChildResult& child, const Confinement& confinement
     case ChildEnd::kExited:
       break;
   }
+  if (child.answer_too_large) {
+    return {Blame::kPlugin,
+            fmt::format("sent more than {} KiB on sectl's result channel, more than any answer of "
+                        "sectl's, and sectl stopped reading it",
+                        kMaxResultChannelBytes / 1024)};
+  }
   if (child.result_channel_foreign) {
     return {Blame::kPlugin, "wrote to sectl's result channel"};
   }
@@ -47,6 +55,18 @@ ChildOutcome JudgeChild(const ChildResult& child, const Confinement& confinement
             "with status 121 itself)"};
   }
   return {Blame::kPlugin, fmt::format("exited with status {} without reporting", child.exit_code)};
+}
+
+}  // namespace
+
+ChildOutcome JudgeChild(const ChildResult& child, const Confinement& confinement) {
+  ChildOutcome outcome = JudgeEnd(child, confinement);
+  if (child.stuck_after_kill && outcome.blame != Blame::kNone) {
+    outcome.description +=
+        "; killed, it did not end (a thread asleep in the kernel, where no signal reaches it: a "
+        "driver or a FUSE file system that never answers), so sectl abandoned it";
+  }
+  return outcome;
 }
 
 }  // namespace sectl::isolation

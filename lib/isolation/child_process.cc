@@ -20,6 +20,7 @@ extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 #include <memory>
 #include <utility>
 
+#include "isolation/bounded_reap.h"
 #include "isolation/interruption.h"
 #include "isolation/namespaces.h"
 #include "isolation/sandbox.h"
@@ -36,6 +37,11 @@ using Clock = std::chrono::steady_clock;
 // The child's exit itself wakes it through a pidfd, so this bounds only how
 // late a timeout is noticed (and the wait where the kernel has no pidfd).
 constexpr int kPollIntervalMilliseconds = 20;
+
+// Set in a child once confined: a check that starts probe processes of its
+// own (a TVM C Device check) starts them inside its namespaces, without the
+// capabilities new ones would take.
+bool inside_confined_child = false;
 
 // Reads what is available without blocking; false at end of file.
 bool DrainInto(int fd, std::string& sink, size_t limit, bool* truncated) {
@@ -99,6 +105,7 @@ void RestoreDefaultCrashActions() {
 }
 
 [[noreturn]] void RunChild(const std::function<int(int)>& body, const ChildOptions& options,
+                           const PluginProcessSetup& setup,
                            const std::vector<std::string>& environment, int result_fd,
                            int output_fd, const ChannelKey& key, pid_t parent,
                            const CompiledSandboxFilter* filter) {
@@ -109,9 +116,9 @@ void RestoreDefaultCrashActions() {
   // Dies with sectl; checked after, for a sectl that died before the call.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(kConfinementFailed);
-  // sectl is not dumpable (PrepareSupervisor); the plugin's own process is,
-  // so that it can read its own /proc/self as usual.
-  ::prctl(PR_SET_DUMPABLE, 1);
+  // Not dumpable, as sectl is (PrepareSupervisor): no other process of the
+  // plugin's user may read its memory. It still reads its own /proc/self.
+  ::prctl(PR_SET_DUMPABLE, 0);
   // The handlers of an interrupted sectl are not the child's.
   for (int signal : {SIGINT, SIGTERM, SIGHUP}) ::signal(signal, SIG_DFL);
   ::dup2(output_fd, STDOUT_FILENO);
@@ -120,7 +127,8 @@ void RestoreDefaultCrashActions() {
   if (channel < 0) ::_exit(kConfinementFailed);
   // Its own session and process group, so a plugin that forks is killed
   // with its child, and everything else of confinement.h.
-  if (auto confined = ConfineChild(options.confinement, environment, channel, filter); !confined) {
+  if (auto confined = ConfineChild(options.confinement, setup, environment, channel, filter);
+      !confined) {
     // On the result channel, which no plugin code has touched yet, so that
     // a plugin's own exit(122) is not taken for this.
     const std::string& why = confined.error().message();
@@ -133,6 +141,9 @@ void RestoreDefaultCrashActions() {
     RestoreDefaultCrashActions();
   }
   ::signal(SIGPIPE, SIG_IGN);
+  inside_confined_child = true;
+  // From here on plugin code may run: no set-up failure of sectl's follows.
+  WriteFrame(FrameKind::kConfined, nullptr, 0);
   int code = 2;
   try {
     code = body(channel);
@@ -147,6 +158,7 @@ void RestoreDefaultCrashActions() {
 // reaper of sectl's own code. It sets the namespaces up, forks the process
 // that runs the plugin (pid 2) and reports how that one ended.
 [[noreturn]] void RunNamespaceInit(const std::function<int(int)>& body, const ChildOptions& options,
+                                   const PluginProcessSetup& setup,
                                    const std::vector<std::string>& environment, int result_fd,
                                    int output_fd, const ChannelKey& key,
                                    const NamespaceSupport& support, const OuterIdentity& identity,
@@ -169,9 +181,12 @@ void RestoreDefaultCrashActions() {
     WriteFrame(FrameKind::kSetupFailure, why.data(), why.size());
     ::_exit(kConfinementFailed);
   }
+  // The scratch directory becomes a size-limited tmpfs seen only here; where
+  // the kernel refuses, it stays the plain directory sectl made.
+  if (!setup.scratch.empty()) (void)MountScratch(setup.scratch, setup.identity);
   const pid_t worker = ::fork();
   if (worker == 0) {
-    RunChild(body, options, environment, channel, output_fd, key, /*parent=*/1, filter);
+    RunChild(body, options, setup, environment, channel, output_fd, key, /*parent=*/1, filter);
   }
   const int null_output = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (null_output >= 0) {
@@ -235,21 +250,30 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   // Chosen here, where sectl's environment is known to be intact.
   const std::vector<std::string> environment =
       PluginEnvironment(environ, options.confinement.passed_environment);
-  const bool namespaced = options.confinement.namespaces && ProbeNamespaces().pid;
+  const bool namespaced =
+      options.confinement.namespaces && !inside_confined_child && ProbeNamespaces().pid;
   const NamespaceSupport support = namespaced ? ProbeNamespaces() : NamespaceSupport{};
   const OuterIdentity identity = CurrentIdentity();
   // The plugin's process sees sectl, or the reaper at pid 1, as its parent.
   const CompiledSandboxFilter* filter = CompileSandboxFilter(namespaced ? 1 : parent);
+  PluginProcessSetup setup{.identity = PluginIdentityFor(options.confinement), .scratch = {}};
+  auto scratch = ScratchDirectory::Create(setup.identity);
+  if (!scratch) {
+    for (int fd : {result_pipe[0], result_pipe[1], output_pipe[0], output_pipe[1]}) ::close(fd);
+    return tl::unexpected(scratch.error());
+  }
+  setup.scratch = scratch->path();
   std::fflush(nullptr);  // nothing buffered may be written twice
   const pid_t pid = namespaced ? CloneIntoNamespaces(support) : ::fork();
   if (pid == 0) {
     ::close(result_pipe[0]);
     ::close(output_pipe[0]);
     if (namespaced) {
-      RunNamespaceInit(body, options, environment, result_pipe[1], output_pipe[1], *key, support,
-                       identity, filter);
+      RunNamespaceInit(body, options, setup, environment, result_pipe[1], output_pipe[1], *key,
+                       support, identity, filter);
     }
-    RunChild(body, options, environment, result_pipe[1], output_pipe[1], *key, parent, filter);
+    RunChild(body, options, setup, environment, result_pipe[1], output_pipe[1], *key, parent,
+             filter);
   }
   ::close(result_pipe[1]);
   ::close(output_pipe[1]);
@@ -261,7 +285,9 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   RegisterLiveChild(pid);
   ::fcntl(result_pipe[0], F_SETFL, O_NONBLOCK);
   ::fcntl(output_pipe[0], F_SETFL, O_NONBLOCK);
-  return ChildProcess(pid, result_pipe[0], output_pipe[0], options, *key, namespaced);
+  ChildProcess child(pid, result_pipe[0], output_pipe[0], options, *key, namespaced);
+  child.scratch_.emplace(std::move(*scratch));
+  return child;
 }
 
 ChildProcess::ChildProcess(pid_t pid, int result_fd, int output_fd, ChildOptions options,
@@ -291,13 +317,14 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
       channel_overflowed_(other.channel_overflowed_),
       started_(other.started_),
       finished_(std::exchange(other.finished_, true)),
-      result_(std::move(other.result_)) {}
+      result_(std::move(other.result_)),
+      scratch_(std::move(other.scratch_)) {}
 
 ChildProcess::~ChildProcess() {
   if (pid_ > 0 && !finished_) {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
+    (void)ReapKilled(pid_, InterruptedBy() != 0 ? kInterruptedProcessGrace : kKilledProcessGrace);
     UnregisterLiveChild(pid_);
     EndStrayProcesses(pid_);
   }
@@ -353,8 +380,7 @@ bool ChildProcess::Poll() {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
     const int stop_signal = WSTOPSIG(status);
-    while (::wait4(pid_, &status, 0, &usage) == pid_ && WIFSTOPPED(status)) {
-    }
+    ReapAfterKill(status, usage);
     Drain();
     result_.end = ChildEnd::kStopped;
     result_.signal = stop_signal;
@@ -376,8 +402,7 @@ bool ChildProcess::Poll() {
   } else if (InterruptedBy() != 0 || Clock::now() - started_ >= options_.timeout) {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
-    while (::wait4(pid_, &status, 0, &usage) == pid_ && WIFSTOPPED(status)) {
-    }
+    ReapAfterKill(status, usage);
     Drain();
     if (InterruptedBy() != 0) {
       result_.end = ChildEnd::kInterrupted;
@@ -391,6 +416,13 @@ bool ChildProcess::Poll() {
   return finished_;
 }
 
+void ChildProcess::ReapAfterKill(int& status, rusage& usage) {
+  const auto grace = InterruptedBy() != 0 ? kInterruptedProcessGrace : kKilledProcessGrace;
+  if (ReapKilled(pid_, grace, &status, &usage) == Reaping::kStuck) {
+    result_.stuck_after_kill = true;
+  }
+}
+
 void ChildProcess::Finish(const rusage& usage) {
   UnregisterLiveChild(pid_);
   // Anything the plugin left running: in the group, in the session, or
@@ -401,6 +433,8 @@ void ChildProcess::Finish(const rusage& usage) {
   if (!namespaced_) result_.stray_processes = EndStrayProcesses(pid_);
   Drain();
   CloseDescriptors();
+  // Nothing of the plugin's is left running to write in it.
+  scratch_.reset();
   ChannelMessages messages = ReadFrames(channel_bytes_, key_, channel_overflowed_);
   channel_bytes_ = std::string();
   result_.result = std::move(messages.result);
@@ -410,6 +444,7 @@ void ChildProcess::Finish(const rusage& usage) {
   result_.allocation_failed = messages.allocation_failed;
   result_.guard_page_fault = std::move(messages.guard_page_fault);
   result_.result_channel_foreign = messages.foreign_bytes;
+  result_.answer_too_large = channel_overflowed_;
   if (messages.worker_end && result_.end == ChildEnd::kExited) AdoptWorkerEnd(*messages.worker_end);
   result_.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
   result_.cpu_seconds = SecondsOf(usage.ru_utime) + SecondsOf(usage.ru_stime);

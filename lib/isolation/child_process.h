@@ -23,6 +23,7 @@
 #include "base/error.h"
 #include "isolation/child_exit_codes.h"
 #include "isolation/confinement.h"
+#include "isolation/plugin_identity.h"
 #include "isolation/result_channel.h"
 
 namespace sectl::isolation {
@@ -69,7 +70,12 @@ struct ChildResult {
   // Bytes on the channel that were no frame of sectl's, or more than
   // kMaxResultChannelBytes: the plugin wrote on sectl's channel.
   bool result_channel_foreign = false;
+  // More than kMaxResultChannelBytes arrived: sectl stopped reading.
+  bool answer_too_large = false;
   bool output_truncated = false;
+  // Killed by sectl, it did not end within isolation/bounded_reap.h's grace
+  // (a thread asleep in the kernel): abandoned, its usage unknown.
+  bool stuck_after_kill = false;
 };
 
 // A running child. Destroying one that has not finished kills it.
@@ -104,6 +110,9 @@ class ChildProcess {
   void CloseDescriptor(int& fd);
   void Drain();
   void CloseDescriptors();
+  // After SIGKILL: reaps the child within a bounded grace, or marks it
+  // stuck (isolation/bounded_reap.h).
+  void ReapAfterKill(int& status, rusage& usage);
   void Finish(const rusage& usage);
   // How the plugin's process ended, as the reaper in its namespace says.
   void AdoptWorkerEnd(const WorkerEnd& end);
@@ -120,6 +129,8 @@ class ChildProcess {
   std::chrono::steady_clock::time_point started_;
   bool finished_ = false;
   ChildResult result_;
+  // The plugin process's working directory (plugin_identity.h).
+  std::optional<ScratchDirectory> scratch_;
 };
 
 // Starts a child and supervises it to the end.

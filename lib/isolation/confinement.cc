@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <new>
 
 #include "isolation/child_process.h"
@@ -74,6 +75,22 @@ void ReplaceEnvironment(const std::vector<std::string>& environment) {
   }
 }
 
+// "NAME=value", with the value made absolute for the validation layer's
+// path variables: the plugin's process works in its scratch directory.
+std::string WithAbsolutePath(std::string_view name, std::string_view value) {
+  const bool path = name == "SECTL_VALIDATE_PLUGIN" || name == "SECTL_VALIDATE_REPORT" ||
+                    name == "SECTL_VALIDATE_TRACE";
+  std::string text = fmt::format("{}=", name);
+  if (path && !value.empty() && value.front() != '/') {
+    std::error_code error;
+    const auto absolute = std::filesystem::absolute(std::string(value), error);
+    text += error ? std::string(value) : absolute.string();
+  } else {
+    text += value;
+  }
+  return text;
+}
+
 std::string Mebibytes(uint64_t bytes) {
   return fmt::format("{:.0f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
 }
@@ -88,7 +105,8 @@ std::vector<std::string> PluginEnvironment(const char* const* environment,
     const std::string_view text(*variable);
     const auto equals = text.find('=');
     if (equals == std::string_view::npos) continue;
-    if (IsAllowed(text.substr(0, equals), passed)) kept.emplace_back(text);
+    if (!IsAllowed(text.substr(0, equals), passed)) continue;
+    kept.emplace_back(WithAbsolutePath(text.substr(0, equals), text.substr(equals + 1)));
   }
   // Reading every variable left some in vector registers, which a child
   // forked next would start with (secret_residue.h).
@@ -96,7 +114,19 @@ std::vector<std::string> PluginEnvironment(const char* const* environment,
   return kept;
 }
 
-Expected<void> ConfineChild(const Confinement& confinement,
+PluginIdentity PluginIdentityFor(const Confinement& confinement) {
+  // Not knowing what the plugin's process must read, nobody might not
+  // reach it: the process stays sectl's user, without capabilities.
+  if (confinement.plugin_files.empty() && ::geteuid() == 0) {
+    return {.why_root = "sectl was not told which files the plugin needs"};
+  }
+  std::vector<std::string> readable = confinement.plugin_files;
+  std::vector<std::string> writable = confinement.plugin_writes;
+  AddValidationLayerFiles(readable, writable);
+  return ChoosePluginIdentity(readable, writable);
+}
+
+Expected<void> ConfineChild(const Confinement& confinement, const PluginProcessSetup& setup,
                             const std::vector<std::string>& environment, int result_fd,
                             const CompiledSandboxFilter* filter) {
   // A new session: its own process group, which sectl kills as a whole, and
@@ -136,6 +166,10 @@ Expected<void> ConfineChild(const Confinement& confinement,
                                   : fmt::format("; the hard limit is {} s", hard.rlim_max)));
     }
   }
+  if (!setup.scratch.empty()) {
+    if (auto entered = EnterScratch(setup.scratch); !entered) return entered;
+  }
+  if (auto assumed = AssumePluginIdentity(setup.identity); !assumed) return assumed;
   // Last: keep the plugin away from sectl's process (isolation/sandbox.h).
   // A layer the kernel refuses is said in the report (DescribeSandbox), not
   // a reason to stop.
@@ -182,7 +216,15 @@ std::optional<std::string> DescribeExhaustion(const ChildResult& child,
 }
 
 std::vector<std::string> DescribeConfinementInForce(const Confinement& confinement) {
-  std::vector<std::string> lines{DescribeNamespaces(confinement.namespaces)};
+  std::vector<std::string> lines{DescribeNamespaces(confinement.namespaces),
+                                 DescribePluginIdentity(PluginIdentityFor(confinement))};
+  const bool private_scratch = confinement.namespaces && ProbeNamespaces().pid;
+  lines.push_back(private_scratch
+                      ? fmt::format("scratch: a private tmpfs of {} as working directory and "
+                                    "TMPDIR, gone with the process",
+                                    Mebibytes(kScratchBytes))
+                      : "scratch: a directory of its own as working directory and TMPDIR, "
+                        "removed after the process (not size-limited without namespaces)");
   const std::vector<std::string> sandbox = DescribeSandbox().lines;
   lines.insert(lines.end(), sandbox.begin(), sandbox.end());
   return lines;

@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "isolation/child_exit_codes.h"
+#include "isolation/plugin_identity.h"
 
 namespace sectl::isolation {
 
@@ -35,7 +36,24 @@ struct Confinement {
   // New PID and mount namespaces where the kernel allows them
   // (isolation/namespaces.h); false (--no-namespaces): sectl's own.
   bool namespaces = true;
+  // Files the plugin's process must be able to read (the plugin, a TVM
+  // core), absolute: who it runs as depends on them (plugin_identity.h).
+  std::vector<std::string> plugin_files;
+  // Files (or new files' directories) it must be able to write
+  // (--plugin-writes), absolute.
+  std::vector<std::string> plugin_writes;
 };
+
+// Who one plugin process runs as and where it may write, chosen by sectl
+// for each child (plugin_identity.h).
+struct PluginProcessSetup {
+  PluginIdentity identity;
+  std::string scratch;  // its working directory and TMPDIR; empty: none
+};
+
+// The identity for plugin processes under `confinement`: its plugin_files
+// and the validation layer's files are reachable by it.
+PluginIdentity PluginIdentityFor(const Confinement& confinement);
 
 // The environment variables a plugin sees when sectl has them set: enough to
 // find programs, a home and temporary directory, and the locale and time
@@ -56,10 +74,11 @@ std::vector<std::string> PluginEnvironment(const char* const* environment,
 // controlling terminal, and one process group to kill), stdin from
 // /dev/null, no descriptor but 0-2 and `result_fd`, the plugin's
 // environment (the original environment's bytes overwritten, so that
-// /proc/self/environ shows none of sectl's), and the limits. An error says
-// what sectl could not set up (a limit refused, no /dev/null).
+// /proc/self/environ shows none of sectl's), the scratch directory as its
+// working directory and TMPDIR, the plugin's user, and the limits. An
+// error says what sectl could not set up (a limit refused, no /dev/null).
 // `filter` is the sandbox's program compiled in sectl (sandbox.h), or null.
-Expected<void> ConfineChild(const Confinement& confinement,
+Expected<void> ConfineChild(const Confinement& confinement, const PluginProcessSetup& setup,
                             const std::vector<std::string>& environment, int result_fd,
                             const CompiledSandboxFilter* filter = nullptr);
 

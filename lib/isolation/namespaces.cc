@@ -46,6 +46,14 @@ Expected<void> WriteProcFile(const char* path, const std::string& text) {
 // A user namespace hands its first process every capability within it; a
 // plugin run by a plain user holds none, and gets none here.
 Expected<void> DropEveryCapability() {
+  // The bounding set first, while CAP_SETPCAP is held: nothing the
+  // plugin's process executes can gain a capability back.
+  for (int capability = 0; capability <= CAP_LAST_CAP + 32; ++capability) {
+    if (::prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 && errno != EINVAL) {
+      return Fail(ErrorCode::kInternal, fmt::format("cannot empty the capability bounding set: {}",
+                                                    strerrorname_np(errno)));
+    }
+  }
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   std::array<__user_cap_data_struct, _LINUX_CAPABILITY_U32S_3> none{};
   if (::syscall(SYS_capset, &header, none.data()) != 0) {
@@ -134,9 +142,10 @@ std::string DescribeNamespaces(bool requested) {
         "namespaces: unavailable ({}): a plugin can signal other processes of its user by pid",
         support.why_not);
   }
-  return fmt::format("namespaces: pid, mount{}{}",
-                     support.fresh_proc ? " (own /proc)" : " (the host's /proc still shown)",
-                     support.user ? ", user" : "");
+  return fmt::format(
+      "namespaces: pid, mount{}{}",
+      support.fresh_proc ? " (own /proc, hidepid=2)" : " (the host's /proc still shown)",
+      support.user ? ", user" : "");
 }
 
 OuterIdentity CurrentIdentity() { return {::geteuid(), ::getegid()}; }
@@ -169,7 +178,11 @@ Expected<void> SetUpNamespaces(const NamespaceSupport& support, const OuterIdent
       return Fail(ErrorCode::kInternal,
                   fmt::format("cannot make the mounts private: {}", strerrorname_np(errno)));
     }
-    if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    // hidepid=2: a process sees no other user's processes (the reaper at
+    // pid 1 is root's where the plugin runs as nobody). A kernel that
+    // refuses the option still gets a /proc of the namespace alone.
+    if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2") != 0 &&
+        ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
       return Fail(ErrorCode::kInternal,
                   fmt::format("cannot mount /proc: {}", strerrorname_np(errno)));
     }

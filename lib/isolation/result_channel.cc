@@ -127,6 +127,7 @@ bool WriteFrame(FrameKind kind, const char* data, size_t size) noexcept {
 ChannelMessages ReadFrames(std::string_view bytes, const ChannelKey& key, bool overflowed) {
   ChannelMessages messages;
   messages.foreign_bytes = overflowed;
+  bool confined = false;
   size_t at = 0;
   while (at < bytes.size()) {
     FrameHeader header{};
@@ -141,13 +142,26 @@ ChannelMessages ReadFrames(std::string_view bytes, const ChannelKey& key, bool o
     }
     const std::string_view payload = bytes.substr(at + sizeof(header), header.size);
     at += sizeof(header) + header.size;
+    if (messages.worker_end) {
+      // The reaper writes its frame once every other process has ended.
+      messages.foreign_bytes = true;
+      messages.worker_end.reset();
+      break;
+    }
     switch (static_cast<FrameKind>(header.kind)) {
       case FrameKind::kResult:
         messages.result.append(payload);
         messages.reported = true;
         break;
       case FrameKind::kSetupFailure:
-        messages.setup_failure = std::string(payload);
+        if (confined) {
+          messages.foreign_bytes = true;
+        } else {
+          messages.setup_failure = std::string(payload);
+        }
+        break;
+      case FrameKind::kConfined:
+        confined = true;
         break;
       case FrameKind::kBacktrace: {
         auto lines = SplitLines(payload);

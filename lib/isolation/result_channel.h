@@ -31,6 +31,9 @@ enum class FrameKind : uint32_t {
   kAllocationFailed = 4,  // operator new failed under --memory-limit
   kGuardPageFault = 5,    // what the guard-page allocator saw (guard_malloc.h)
   kWorkerEnded = 6,       // how the plugin's process ended, from the reaper (namespaces.h)
+  // Confinement is in place and plugin code may run from now on: a
+  // kSetupFailure after it cannot be sectl's, whose set-up is over.
+  kConfined = 7,
 };
 
 // How the plugin's process ended, as the reaper at pid 1 of its namespace
@@ -77,8 +80,11 @@ struct ChannelMessages {
   bool allocation_failed = false;
   std::optional<std::string> guard_page_fault;
   std::optional<WorkerEnd> worker_end;
-  // Bytes that were no frame with the key, or more than the cap: the plugin
-  // wrote on sectl's channel. Frames before the first such byte still count.
+  // Bytes that were no frame with the key, or more than the cap, or a frame
+  // sectl never writes where it stands (a set-up failure after kConfined, a
+  // frame after the reaper's kWorkerEnded, which is always the last): the
+  // plugin wrote on sectl's channel. Frames before the first such byte
+  // still count.
   bool foreign_bytes = false;
 };
 

@@ -56,44 +56,58 @@ bool HoldsPtrace(const CapabilitySets& sets) {
   return ((word.effective | word.permitted | word.inheritable) & kPtraceBit) != 0;
 }
 
-// Drops CAP_SYS_PTRACE from every set of this process. With it gone, a root
-// child is held to the same rule as any other user: no access to the memory,
-// environment or descriptors of a non-dumpable process (sectl), and no
-// ptrace or process_vm_* on it.
-void DropPtraceCapability(SandboxOutcome& outcome) {
+bool HoldsAny(const CapabilitySets& sets) {
+  return std::any_of(sets.data.begin(), sets.data.end(), [](const auto& word) {
+    return (word.effective | word.permitted | word.inheritable) != 0;
+  });
+}
+
+// Whether the bounding set is empty: nothing executed could gain one back.
+bool BoundingSetEmpty() {
+  for (int capability = 0; capability <= CAP_LAST_CAP + 32; ++capability) {
+    const int held = ::prctl(PR_CAPBSET_READ, capability, 0, 0, 0);
+    if (held < 0) break;  // EINVAL: past the kernel's last capability
+    if (held == 1) return false;
+  }
+  return true;
+}
+
+// Drops every capability from every set of this process, the bounding and
+// ambient sets included where it may. With them gone, a root child is held
+// to the same rules as any other user: no access to the memory,
+// environment or descriptors of a non-dumpable process (sectl), no mounts,
+// no writes to files it does not own, and no ptrace or process_vm_* on
+// anything that is not its own.
+void DropEveryCapability(SandboxOutcome& outcome) {
   std::optional<CapabilitySets> sets = ReadCapabilities();
   if (!sets) {
     outcome.failures.push_back(fmt::format("capabilities: capget {}", strerrorname_np(errno)));
     return;
   }
   outcome.ptrace_capability_was_held = HoldsPtrace(*sets);
+  outcome.capabilities_were_held = HoldsAny(*sets);
   // The bounding set first: dropping from it takes CAP_SETPCAP, which the
-  // capset below leaves in place. Without CAP_SETPCAP (not root) there is
-  // nothing to gain back through it: no new privileges keeps exec from
+  // capset below ends. Without CAP_SETPCAP (not root) nothing can be
+  // gained back through it either: no new privileges keeps exec from
   // raising the permitted set.
-  bool bounding_kept = false;
-  if (::prctl(PR_CAPBSET_READ, CAP_SYS_PTRACE, 0, 0, 0) == 1 &&
-      outcome.ptrace_capability_was_held &&
-      ::prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) != 0) {
-    bounding_kept = true;
+  for (int capability = 0; capability <= CAP_LAST_CAP + 32; ++capability) {
+    if (::prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 && errno == EINVAL) break;
   }
-  if (outcome.ptrace_capability_was_held) {
-    auto& word = sets->data[kPtraceWord];
-    word.effective &= ~kPtraceBit;
-    word.permitted &= ~kPtraceBit;
-    word.inheritable &= ~kPtraceBit;
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  if (outcome.capabilities_were_held) {
+    CapabilitySets none;
     __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-    if (::syscall(SYS_capset, &header, sets->data.data()) != 0) {
-      outcome.failures.push_back(
-          fmt::format("capabilities: CAP_SYS_PTRACE kept ({})", strerrorname_np(errno)));
+    if (::syscall(SYS_capset, &header, none.data.data()) != 0) {
+      outcome.failures.push_back(fmt::format("capabilities: kept ({})", strerrorname_np(errno)));
       return;
     }
   }
-  // Leaving the permitted set took it out of the ambient set as well.
   const std::optional<CapabilitySets> now = ReadCapabilities();
   outcome.ptrace_capability_absent = now && !HoldsPtrace(*now);
-  if (bounding_kept && !outcome.no_new_privileges) {
-    outcome.failures.emplace_back("capabilities: CAP_SYS_PTRACE kept in the bounding set");
+  outcome.capabilities_absent = now && !HoldsAny(*now);
+  outcome.bounding_set_empty = BoundingSetEmpty();
+  if (!outcome.capabilities_absent) {
+    outcome.failures.emplace_back("capabilities: some kept after capset");
   }
 }
 
@@ -250,10 +264,13 @@ constexpr int kProbeTimeoutMilliseconds = 5000;
     outcome.seccomp = false;
     outcome.failures.emplace_back("seccomp: loaded, yet a signal to sectl was not refused");
   }
-  std::string answer =
-      fmt::format("nnp={}\nptrace_absent={}\nptrace_held={}\nseccomp={}\n",
-                  outcome.no_new_privileges ? 1 : 0, outcome.ptrace_capability_absent ? 1 : 0,
-                  outcome.ptrace_capability_was_held ? 1 : 0, outcome.seccomp ? 1 : 0);
+  std::string answer = fmt::format(
+      "nnp={}\nptrace_absent={}\nptrace_held={}\nseccomp={}\ncaps_absent={}\n"
+      "caps_held={}\nbounding_empty={}\n",
+      outcome.no_new_privileges ? 1 : 0, outcome.ptrace_capability_absent ? 1 : 0,
+      outcome.ptrace_capability_was_held ? 1 : 0, outcome.seccomp ? 1 : 0,
+      outcome.capabilities_absent ? 1 : 0, outcome.capabilities_were_held ? 1 : 0,
+      outcome.bounding_set_empty ? 1 : 0);
   for (const std::string& line : outcome.failures) answer += "failure=" + line + "\n";
   const char* data = answer.data();
   size_t left = answer.size();
@@ -284,6 +301,7 @@ std::string ReadAnswer(int fd) {
 ConfinementInForce Summarize(const std::string& answer) {
   ConfinementInForce in_force;
   bool held = false;
+  bool any_held = false;
   std::vector<std::string> failures;
   size_t start = 0;
   while (start < answer.size()) {
@@ -295,6 +313,9 @@ ConfinementInForce Summarize(const std::string& answer) {
     if (line == "ptrace_absent=1") in_force.ptrace_capability_absent = true;
     if (line == "ptrace_held=1") held = true;
     if (line == "seccomp=1") in_force.seccomp = true;
+    if (line == "caps_absent=1") in_force.capabilities_absent = true;
+    if (line == "caps_held=1") any_held = true;
+    if (line == "bounding_empty=1") in_force.bounding_set_empty = true;
     if (line.starts_with("failure=")) failures.emplace_back(line.substr(8));
   }
   if (answer.empty()) failures.emplace_back("sandbox: the probe child gave no answer");
@@ -313,7 +334,13 @@ ConfinementInForce Summarize(const std::string& answer) {
     const std::string why = failure_about("seccomp:");
     in_force.lines.push_back(why.empty() ? "seccomp: unavailable" : why);
   }
-  if (in_force.ptrace_capability_absent) {
+  if (in_force.capabilities_absent) {
+    in_force.lines.push_back(
+        fmt::format("capabilities: none in any set ({}){}", any_held ? "dropped" : "none held",
+                    in_force.bounding_set_empty ? ", the bounding set empty"
+                                                : "; the bounding set is not sectl's to empty, and "
+                                                  "no_new_privs keeps exec from using it"));
+  } else if (in_force.ptrace_capability_absent) {
     in_force.lines.emplace_back(held ? "capabilities: CAP_SYS_PTRACE dropped"
                                      : "capabilities: CAP_SYS_PTRACE not held");
   } else {
@@ -367,7 +394,7 @@ bool SandboxChild(pid_t supervisor, std::string* failure, const CompiledSandboxF
     outcome.failures.push_back(
         fmt::format("no_new_privs: unavailable ({})", strerrorname_np(errno)));
   }
-  DropPtraceCapability(outcome);
+  DropEveryCapability(outcome);
   if (compiled != nullptr && !compiled->program.empty()) {
     InstallCompiledFilter(*compiled, outcome);
   } else {

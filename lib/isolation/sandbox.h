@@ -42,6 +42,11 @@ struct SandboxOutcome {
   // CAP_SYS_PTRACE is now in no set of this process: dropped, or never held.
   bool ptrace_capability_absent = false;
   bool ptrace_capability_was_held = false;
+  // No capability in the effective, permitted or inheritable set now; and
+  // whether there was one before.
+  bool capabilities_absent = false;
+  bool capabilities_were_held = false;
+  bool bounding_set_empty = false;
   bool seccomp = false;  // the filter is installed
   // Why a layer is missing ("seccomp: EINVAL"), one entry per layer.
   std::vector<std::string> failures;
@@ -78,6 +83,8 @@ struct ConfinementInForce {
   bool seccomp = false;                   // the filter loads in a child
   bool ptrace_capability_absent = false;  // the child holds no CAP_SYS_PTRACE
   bool no_new_privileges = false;         // exec cannot raise privileges
+  bool capabilities_absent = false;       // the child holds none at all
+  bool bounding_set_empty = false;        // nor can gain one by exec
   // Short lines for a report, e.g. "seccomp: ptrace, process_vm_*, kcmp,
   // pidfd_getfd and signals to sectl, its parent and init refused", "capabilities: CAP_SYS_PTRACE
   // dropped", "seccomp: unavailable (EINVAL)".

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "isolation/bounded_reap.h"
 #include "isolation/interruption.h"
 #include "isolation/process_ids.h"
 
@@ -56,12 +57,16 @@ int EndStrayProcesses(pid_t child) {
       const bool orphan =
           process.parent == self && process.session != own_session && !IsLiveChild(process.pid);
       if (!descendant && !orphan) continue;
+      // Killed in an earlier round and still listed: stuck in the kernel
+      // (bounded_reap.h). Killing it again changes nothing.
+      if (ended.contains(process.pid)) continue;
       found = true;
       ended.insert(process.pid);
       ::kill(process.pid, SIGKILL);
       if (process.parent == self) {
-        // SIGKILL'd: it ends at once, unless stuck in the kernel.
-        ::waitpid(process.pid, nullptr, 0);
+        // SIGKILL'd: it ends at once, unless stuck in the kernel, where
+        // sectl does not wait for it.
+        (void)ReapKilled(process.pid, std::chrono::milliseconds(100));
       }
     }
     if (!found) break;
