@@ -21,6 +21,7 @@ extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 #include <utility>
 
 #include "isolation/bounded_reap.h"
+#include "isolation/file_system_view.h"
 #include "isolation/interruption.h"
 #include "isolation/namespaces.h"
 #include "isolation/sandbox.h"
@@ -181,9 +182,17 @@ void RestoreDefaultCrashActions() {
     WriteFrame(FrameKind::kSetupFailure, why.data(), why.size());
     ::_exit(kConfinementFailed);
   }
-  // The scratch directory becomes a size-limited tmpfs seen only here; where
-  // the kernel refuses, it stays the plain directory sectl made.
-  if (!setup.scratch.empty()) (void)MountScratch(setup.scratch, setup.identity);
+  // Read-only but for the plugin's own (file_system_view.h), where the
+  // trial found the kernel allows it.
+  if (setup.file_system_view) {
+    if (auto view =
+            PrepareFileSystemView(setup.scratch, setup.readable, setup.writable, setup.identity);
+        !view) {
+      const std::string why = "file system: " + view.error().message();
+      WriteFrame(FrameKind::kSetupFailure, why.data(), why.size());
+      ::_exit(kConfinementFailed);
+    }
+  }
   const pid_t worker = ::fork();
   if (worker == 0) {
     RunChild(body, options, setup, environment, channel, output_fd, key, /*parent=*/1, filter);
@@ -263,6 +272,9 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
     return tl::unexpected(scratch.error());
   }
   setup.scratch = scratch->path();
+  setup.readable = PluginReads(options.confinement);
+  setup.writable = PluginWrites(options.confinement);
+  setup.file_system_view = namespaced && FileSystemViewTrialFailure().empty();
   std::fflush(nullptr);  // nothing buffered may be written twice
   const pid_t pid = namespaced ? CloneIntoNamespaces(support) : ::fork();
   if (pid == 0) {

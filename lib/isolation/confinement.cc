@@ -15,6 +15,7 @@
 #include <new>
 
 #include "isolation/child_process.h"
+#include "isolation/file_system_view.h"
 #include "isolation/namespaces.h"
 #include "isolation/result_channel.h"
 #include "isolation/sandbox.h"
@@ -126,6 +127,20 @@ PluginIdentity PluginIdentityFor(const Confinement& confinement) {
   return ChoosePluginIdentity(readable, writable);
 }
 
+std::vector<std::string> PluginReads(const Confinement& confinement) {
+  std::vector<std::string> readable = confinement.plugin_files;
+  std::vector<std::string> writable;
+  AddValidationLayerFiles(readable, writable);
+  return readable;
+}
+
+std::vector<std::string> PluginWrites(const Confinement& confinement) {
+  std::vector<std::string> readable;
+  std::vector<std::string> writable = confinement.plugin_writes;
+  AddValidationLayerFiles(readable, writable);
+  return writable;
+}
+
 Expected<void> ConfineChild(const Confinement& confinement, const PluginProcessSetup& setup,
                             const std::vector<std::string>& environment, int result_fd,
                             const CompiledSandboxFilter* filter) {
@@ -218,13 +233,7 @@ std::optional<std::string> DescribeExhaustion(const ChildResult& child,
 std::vector<std::string> DescribeConfinementInForce(const Confinement& confinement) {
   std::vector<std::string> lines{DescribeNamespaces(confinement.namespaces),
                                  DescribePluginIdentity(PluginIdentityFor(confinement))};
-  const bool private_scratch = confinement.namespaces && ProbeNamespaces().pid;
-  lines.push_back(private_scratch
-                      ? fmt::format("scratch: a private tmpfs of {} as working directory and "
-                                    "TMPDIR, gone with the process",
-                                    Mebibytes(kScratchBytes))
-                      : "scratch: a directory of its own as working directory and TMPDIR, "
-                        "removed after the process (not size-limited without namespaces)");
+  lines.push_back(DescribeFileSystemView(confinement.namespaces && ProbeNamespaces().pid));
   const std::vector<std::string> sandbox = DescribeSandbox().lines;
   lines.insert(lines.end(), sandbox.begin(), sandbox.end());
   return lines;

@@ -5,7 +5,6 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <pwd.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -209,17 +208,6 @@ ScratchDirectory::~ScratchDirectory() {
   // remove_all does not follow symbolic links the plugin left.
   std::error_code ignored;
   fs::remove_all(path_, ignored);
-}
-
-Expected<void> MountScratch(const std::string& path, const PluginIdentity& identity) {
-  const uid_t uid = identity.switch_user ? identity.uid : ::geteuid();
-  const gid_t gid = identity.switch_user ? identity.gid : ::getegid();
-  const std::string options =
-      fmt::format("size={},mode=0700,uid={},gid={}", kScratchBytes, uid, gid);
-  if (::mount("sectl-scratch", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
-    return Failed("cannot mount the scratch directory");
-  }
-  return {};
 }
 
 Expected<void> EnterScratch(const std::string& path) {

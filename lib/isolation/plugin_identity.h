@@ -11,10 +11,11 @@
 // stays uid 0 without capabilities, and the report says why.
 //
 // Every plugin process also gets a scratch directory of its own: its
-// working directory and TMPDIR, a size-limited tmpfs private to its mount
-// namespace (a plain directory under --no-namespaces), removed when the
-// process ends. What it writes there cannot fill sectl's disk, and sectl's
-// own files never depend on the plugin's working directory.
+// working directory and TMPDIR, on a size-limited tmpfs private to its
+// mount namespace (file_system_view.h; a plain directory under
+// --no-namespaces), removed when the process ends. What it writes there
+// cannot fill sectl's disk, and sectl's own files never depend on the
+// plugin's working directory.
 #pragma once
 
 #include <sys/types.h>
@@ -78,10 +79,6 @@ class ScratchDirectory {
   explicit ScratchDirectory(std::string path) : path_(std::move(path)) {}
   std::string path_;
 };
-
-// In the plugin's mount namespace: a tmpfs of kScratchBytes over `path`,
-// owned by `identity`.
-Expected<void> MountScratch(const std::string& path, const PluginIdentity& identity);
 
 // In the child: makes `path` the working directory and TMPDIR.
 Expected<void> EnterScratch(const std::string& path);
