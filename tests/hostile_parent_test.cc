@@ -608,7 +608,7 @@ TEST(HostileParent, AsAPlainUserThePluginStillSeesNoOtherProcess) {
   const testing::CommandResult command = testing::Run(
       {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sectl.string(), "conform",
        plugin.string(), "--report", "json", "--pass-env", "SECTL_HOSTILE_LOG", "--no-throughput",
-       "--filter", "registration.*"},
+       "--filter", "registration.*", "--plugin-writes", log.string()},
       {.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()}, .deadline = kRunLimit});
   const json report = json::parse(command.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_TRUE(report.is_object()) << command.out << command.err;
@@ -621,9 +621,94 @@ TEST(HostileParent, AsAPlainUserThePluginStillSeesNoOtherProcess) {
   std::ifstream log_file(log);
   const std::string text((std::istreambuf_iterator<char>(log_file)), {});
   EXPECT_TRUE(Contains(text, "other processes it could signal: 0\n")) << text;
-  if (Contains(namespaces, "(own /proc)")) {
-    EXPECT_TRUE(Contains(text, "other processes listed in /proc: 1\n")) << text;
+  if (Contains(namespaces, "(own /proc")) {
+    // Not even the reaper at pid 1: hidepid=2 hides a process it may not
+    // read, and the reaper is not dumpable.
+    EXPECT_TRUE(Contains(text, "other processes listed in /proc: 0\n")) << text;
   }
+  EXPECT_EQ(command.exit_code, 0) << command.err;
+}
+
+// Every line of the log that begins with `prefix`, the prefix removed.
+std::vector<std::string> Noted(const std::string& log, const std::string& prefix) {
+  std::vector<std::string> values;
+  for (const std::string& line : Attempted(log, prefix)) {
+    values.push_back(line.substr(prefix.size() + 2));
+  }
+  return values;
+}
+
+// What only privilege would allow is refused, whichever user the plugin
+// runs as (nobody, or root without capabilities where nobody cannot reach
+// the log this test names): no capability, not dumpable, no mount or
+// unmount, no cgroup or kernel setting opened for writing; its working
+// directory is its TMPDIR and, in its own namespaces, holds 64 MiB at most.
+TEST(HostileParent, HoldsNoPrivilegeAndCannotFillTheDisk) {
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    const SectlRun run =
+        ConformHostile("hostile_parent_privileges", namespaces, {}, {"--filter", "registration.*"});
+    ASSERT_TRUE(run.report.is_object()) << run.out << run.err;
+    for (const std::string& held : Noted(run.log, "capabilities held")) EXPECT_EQ(held, "none");
+    if (::geteuid() == 0) {
+      for (const std::string& bounding : Noted(run.log, "bounding set")) EXPECT_EQ(bounding, "0");
+    }
+    for (const std::string& dumpable : Noted(run.log, "dumpable")) EXPECT_EQ(dumpable, "0");
+    for (const std::string& nnp : Noted(run.log, "no_new_privs")) EXPECT_EQ(nnp, "1");
+    ExpectRefused(run, "umount /proc");
+    ExpectRefused(run, "mount a tmpfs");
+    // Root without capabilities still owns root's files: only a read-only
+    // view (its own mount namespace) or another user keeps it from them.
+    const bool root_in_the_hosts_view =
+        namespaces == Namespaces::kShared &&
+        !run.report["confinement"][1].get<std::string>().starts_with("user: nobody") &&
+        ::geteuid() == 0;
+    if (!root_in_the_hosts_view) {
+      ExpectRefused(run, "open /proc/sys/kernel/hostname for writing");
+      if (!Contains(run.log, "cgroup: unknown")) {
+        ExpectRefused(run, "open cgroup.freeze for writing");
+        ExpectRefused(run, "open cgroup.kill for writing");
+      }
+    }
+    const std::vector<std::string> in_tmpdir = Noted(run.log, "working directory is TMPDIR");
+    EXPECT_FALSE(in_tmpdir.empty()) << run.log;
+    for (const std::string& answer : in_tmpdir) EXPECT_EQ(answer, "yes");
+    const std::string view = run.report["confinement"][2].get<std::string>();
+    EXPECT_TRUE(view.starts_with("file system: ")) << view;
+    if (view.starts_with("file system: read-only")) {
+      for (const std::string& line : Attempted(run.log, "filled")) {
+        EXPECT_TRUE(line.ends_with("(ENOSPC)")) << line;
+        EXPECT_LE(std::stoi(line.substr(std::string("filled ").size())), 64) << line;
+      }
+    }
+    // Each act left the checks as the minimal plugin's.
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+  }
+}
+
+// Run as nobody where sectl is root and nobody can reach the plugin.
+TEST(HostileParent, RunsAsNobodyWhereSectlIsRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "sectl is not root here";
+  TemporaryDirectory directory;
+  std::filesystem::permissions(directory.path(), std::filesystem::perms::all);
+  const std::filesystem::path plugin = directory.path() / "hostile_parent_privileges.so";
+  std::filesystem::copy_file(HostilePlugin("hostile_parent_privileges"), plugin);
+  std::filesystem::permissions(plugin, std::filesystem::perms::owner_all |
+                                           std::filesystem::perms::others_read |
+                                           std::filesystem::perms::others_exec);
+  const std::filesystem::path log = directory.path() / "hostile.log";
+  const testing::CommandResult command = testing::RunSectl(
+      {"conform", plugin.string(), "--report", "json", "--pass-env", "SECTL_HOSTILE_LOG",
+       "--no-throughput", "--filter", "registration.*", "--plugin-writes", log.string()},
+      {.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()}, .deadline = kRunLimit});
+  const json report = json::parse(command.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(report.is_object()) << command.out << command.err;
+  EXPECT_TRUE(report["confinement"][1].get<std::string>().starts_with("user: nobody"))
+      << report["confinement"].dump(2);
+  std::ifstream log_file(log);
+  const std::string text((std::istreambuf_iterator<char>(log_file)), {});
+  EXPECT_TRUE(Contains(text, "uid: 65534\n")) << text;
+  EXPECT_FALSE(Contains(text, "uid: 0\n")) << text;
   EXPECT_EQ(command.exit_code, 0) << command.err;
 }
 
