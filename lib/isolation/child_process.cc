@@ -212,6 +212,26 @@ void RestoreDefaultCrashActions() {
   RunNamespaceReaper(worker);
 }
 
+// How long a fork that fails for want of processes is tried again: a
+// plugin that forks thousands (in a check running beside this one, under
+// -j) is usually ended within that, and its processes with it.
+constexpr std::chrono::milliseconds kForkPatience{3000};
+
+// Calls `fork_once` until it succeeds, fails for another reason than
+// EAGAIN, or kForkPatience has passed, pausing between tries.
+template <typename ForkOnce>
+pid_t ForkPatiently(ForkOnce fork_once) {
+  const auto deadline = Clock::now() + kForkPatience;
+  while (true) {
+    const pid_t pid = fork_once();
+    if (pid >= 0 || errno != EAGAIN || Clock::now() >= deadline || InterruptedBy() != 0) {
+      return pid;
+    }
+    const timespec pause{0, 20'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
 double SecondsOf(const timeval& time) {
   return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
 }
@@ -276,7 +296,8 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   setup.writable = PluginWrites(options.confinement);
   setup.file_system_view = namespaced && FileSystemViewTrialFailure().empty();
   std::fflush(nullptr);  // nothing buffered may be written twice
-  const pid_t pid = namespaced ? CloneIntoNamespaces(support) : ::fork();
+  const pid_t pid =
+      ForkPatiently([&] { return namespaced ? CloneIntoNamespaces(support) : ::fork(); });
   if (pid == 0) {
     ::close(result_pipe[0]);
     ::close(output_pipe[0]);
@@ -292,6 +313,13 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   if (pid < 0) {
     ::close(result_pipe[0]);
     ::close(output_pipe[0]);
+    if (errno == EAGAIN) {
+      return Fail(ErrorCode::kInternal,
+                  fmt::format("cannot fork for {:.0f} s: the machine's limit on processes is "
+                              "reached (EAGAIN); a plugin process that is still running may "
+                              "hold them",
+                              std::chrono::duration<double>(kForkPatience).count()));
+    }
     return Fail(ErrorCode::kInternal, fmt::format("cannot fork: {}", std::strerror(errno)));
   }
   RegisterLiveChild(pid);
