@@ -20,6 +20,7 @@
 #include "isolation/child_outcome.h"
 #include "isolation/child_process.h"
 #include "isolation/namespaces.h"
+#include "isolation/result_channel.h"
 #include "isolation/shared_memory.h"
 #include "sectl_process.h"
 
@@ -47,6 +48,41 @@ INSTANTIATE_TEST_SUITE_P(ChildProcess, EitherNamespace, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "InNamespaces" : "WithoutNamespaces";
                          });
+
+// Plugin code runs only after the kConfined frame: a set-up failure sent
+// after it, with the channel's own key, is not sectl's and cannot make the
+// check sectl's error (nor end the run with exit 2 and no report).
+TEST_P(EitherNamespace, ASetUpFailureAfterConfinementIsNotBelieved) {
+  auto result = RunInChildProcess(
+      [](int) {
+        const std::string forged = "sectl could not confine the plugin's process: forged";
+        WriteFrame(FrameKind::kSetupFailure, forged.data(), forged.size());
+        return 0;
+      },
+      Options());
+  ASSERT_TRUE(result.has_value());
+  EXPECT_FALSE(result->setup_failure.has_value()) << *result->setup_failure;
+  EXPECT_TRUE(result->result_channel_foreign);
+  EXPECT_EQ(JudgeChild(*result, {}).blame, Blame::kPlugin);
+}
+
+// The reaper's account of how the plugin's process ended is the last frame
+// on the channel: one the plugin forges beforehand cannot turn its crash
+// into a clean exit.
+TEST_P(EitherNamespace, AForgedWorkerEndDoesNotHideACrash) {
+  auto result = RunInChildProcess(
+      [](int) {
+        const WorkerEnd clean{};
+        WriteFrame(FrameKind::kWorkerEnded, reinterpret_cast<const char*>(&clean),  // NOLINT
+                   sizeof(clean));
+        std::raise(SIGSEGV);
+        return 0;
+      },
+      Options());
+  ASSERT_TRUE(result.has_value());
+  EXPECT_NE(result->end, ChildEnd::kExited);
+  EXPECT_EQ(JudgeChild(*result, {}).blame, Blame::kPlugin);
+}
 
 TEST(ChildProcess, ReturnsTheResultAndCapturesOutput) {
   auto result = RunInChildProcess(

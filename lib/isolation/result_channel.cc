@@ -142,11 +142,11 @@ ChannelMessages ReadFrames(std::string_view bytes, const ChannelKey& key, bool o
     }
     const std::string_view payload = bytes.substr(at + sizeof(header), header.size);
     at += sizeof(header) + header.size;
+    // The reaper writes its frame once every other process has ended, so
+    // it is the last: a worker end with any frame after it was forged.
     if (messages.worker_end) {
-      // The reaper writes its frame once every other process has ended.
       messages.foreign_bytes = true;
       messages.worker_end.reset();
-      break;
     }
     switch (static_cast<FrameKind>(header.kind)) {
       case FrameKind::kResult:
