@@ -398,6 +398,27 @@ TEST(ValidateLayerHost, SharedStreamIsJudgedWhenItsLastHolderDestroysIt) {
   EXPECT_TRUE(serious.empty()) << Describe(serious);
 }
 
+// A callback enqueued while another thread synchronises its stream is owed
+// to that synchronisation only if host_callback returned before it began
+// (issue 28): on correct plugins, in any interleaving, no finding. The
+// plugin that never calls its callbacks is still caught (PluginSideFinding).
+TEST(ValidateLayerHost, CallbacksEnqueuedDuringASynchronisationAreNotOwedToIt) {
+  for (const std::string& plugin :
+       {CpuPlugin(), FieldPlugin("field_cxx_whole_struct"), FieldPlugin("field_memset_style")}) {
+    SCOPED_TRACE(plugin);
+    for (int run_number = 0; run_number < 5; ++run_number) {
+      const TemporaryDirectory directory("sectl-validate-test-");
+      const CommandResult run =
+          RunMisuseHost("enqueue-while-synchronising", directory, {}, true, plugin);
+      EXPECT_EQ(run.exit_code, 0) << run.err;
+      const std::vector<json> reports = ReadReports(directory.path());
+      ASSERT_EQ(reports.size(), 1U) << run.err;
+      const std::vector<json> serious = ErrorsAndWarnings(reports);
+      EXPECT_TRUE(serious.empty()) << Describe(serious);
+    }
+  }
+}
+
 // The report rewritten at exit still names each finding's function (a
 // static the names live in may be gone by then).
 TEST(ValidateLayerHost, ReportWrittenAtExitNamesTheFunctions) {

@@ -496,6 +496,52 @@ bool WellBehaved(Host& host) {
   return ok;
 }
 
+// ---- enqueue-while-synchronising: two threads, one stream, no misuse -------
+
+// One thread enqueues host callbacks while another synchronises the same
+// stream, as a framework's compute and copy threads do. Nothing orders a
+// host_callback against a block_host_until_done that begins before it has
+// returned, so a correct plugin owes that synchronisation nothing; the
+// layer must not say otherwise. Every callback still runs by the final
+// synchronisation.
+constexpr int kConcurrentCallbacks = 2000;
+
+std::atomic<int> concurrent_callbacks_run{0};
+
+void ConcurrentCallback(void* /*argument*/, TF_Status* status) {
+  concurrent_callbacks_run.fetch_add(1);
+  TF_SetStatus(status, TF_OK, "");
+}
+
+bool EnqueueWhileSynchronising(Host& host) {
+  SP_Stream stream = host.NewStream(0);
+  const SP_Device* device = host.device(0);
+  std::atomic<bool> enqueuing{true};
+  std::atomic<int> enqueued{0};
+  std::thread enqueuer([&] {
+    for (int i = 0; i < kConcurrentCallbacks; ++i) {
+      if (host.se().host_callback(device, stream, ConcurrentCallback, nullptr)) {
+        enqueued.fetch_add(1);
+      }
+    }
+    enqueuing = false;
+  });
+  // A status of its own: TF_Status is not shared between threads.
+  TF_Status* status = TF_NewStatus();
+  while (enqueuing.load()) {
+    host.se().block_host_until_done(device, stream, status);
+  }
+  enqueuer.join();
+  host.se().block_host_until_done(device, stream, status);
+  const bool synchronised = TF_GetCode(status) == TF_OK;
+  TF_DeleteStatus(status);
+  host.se().destroy_stream(device, stream);
+  return Report(synchronised, "block_host_until_done failed") &&
+         Report(enqueued.load() == kConcurrentCallbacks, "a host callback was not enqueued") &&
+         Report(concurrent_callbacks_run.load() == kConcurrentCallbacks,
+                "a host callback did not run by the final synchronisation");
+}
+
 struct Scenario {
   std::string_view name;
   bool (*run)(Host& host);
@@ -517,6 +563,7 @@ constexpr std::array kScenarios{
     Scenario{"well-behaved", WellBehaved},
     Scenario{"poll-event", PollEvent},
     Scenario{"two-holders-of-one-stream", TwoHoldersOfOneStream},
+    Scenario{"enqueue-while-synchronising", EnqueueWhileSynchronising},
 };
 
 }  // namespace

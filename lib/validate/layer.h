@@ -62,7 +62,12 @@ class Layer {
   }
 
   // Calls.
-  uint64_t NextSequence() { return next_sequence_.fetch_add(1, std::memory_order_relaxed) + 1; }
+  // Sequentially consistent: a number read after a call returned orders
+  // that return against every call begun since (happens-before from
+  // returns, as OverdueCallbacks needs).
+  uint64_t NextSequence() { return next_sequence_.fetch_add(1) + 1; }
+  // The last number NextSequence handed out.
+  uint64_t LastSequence() const { return next_sequence_.load(); }
   void CountCall(abi::PluginFunction function) {
     call_counts_[static_cast<size_t>(function)].fetch_add(1, std::memory_order_relaxed);
   }

@@ -285,6 +285,13 @@ void ObjectTracker::CallbackNotEnqueued(uint32_t id) {
   pending_callbacks_.erase(id);
 }
 
+void ObjectTracker::CallbackEnqueueReturned(uint32_t id, uint64_t sequence_now) {
+  std::lock_guard lock(mutex_);
+  if (const auto found = pending_callbacks_.find(id); found != pending_callbacks_.end()) {
+    found->second.returned_at = sequence_now;
+  }
+}
+
 std::optional<PendingCallback> ObjectTracker::CallbackRan(uint32_t id, bool* was_issued) {
   std::lock_guard lock(mutex_);
   const auto found = pending_callbacks_.find(id);
@@ -303,7 +310,9 @@ std::vector<PendingCallback> ObjectTracker::OverdueCallbacks(const void* stream,
   std::vector<PendingCallback> overdue;
   for (auto& [id, callback] : pending_callbacks_) {
     const bool covered = stream != nullptr ? callback.stream == stream : callback.device == device;
-    if (covered && callback.sequence < sequence && !callback.reported_late) {
+    // Covered only by a synchronisation that began after host_callback
+    // returned: one that overlapped it owes that callback nothing.
+    if (covered && callback.returned_at < sequence && !callback.reported_late) {
       callback.reported_late = true;
       overdue.push_back(callback);
     }

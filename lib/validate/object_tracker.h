@@ -83,6 +83,12 @@ struct PendingCallback {
   int32_t device = -1;
   uint32_t stream_id = 0;
   uint64_t sequence = 0;  // the host_callback call's
+  // The layer's sequence counter when host_callback returned to the host
+  // (kNotReturned until then): a synchronisation covers the callback only
+  // if it began after that, as nothing else orders two calls of two
+  // threads.
+  static constexpr uint64_t kNotReturned = ~uint64_t{0};
+  uint64_t returned_at = kNotReturned;
   bool reported_late = false;
 };
 
@@ -127,6 +133,9 @@ class ObjectTracker {
   // Takes the callback `id` off the pending list; nullopt when it is not
   // pending (already run: `was_issued` tells a second call from garbage).
   std::optional<PendingCallback> CallbackRan(uint32_t id, bool* was_issued);
+  // host_callback has returned to the host; `sequence_now` is the layer's
+  // sequence counter at that moment.
+  void CallbackEnqueueReturned(uint32_t id, uint64_t sequence_now);
   // Pending callbacks enqueued before `sequence` on `stream` (or on any
   // stream of `device` when stream is null) not reported yet; marks them.
   std::vector<PendingCallback> OverdueCallbacks(const void* stream, int32_t device,

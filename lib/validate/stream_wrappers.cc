@@ -224,6 +224,7 @@ TF_Bool HostCallback(const SP_Device* device, SP_Stream stream, SE_StatusCallbac
   call.record().result = enqueued;
   if (enqueued) {
     objects.NoteEnqueued(stream);
+    objects.CallbackEnqueueReturned(id, call.layer().LastSequence());
   } else {
     objects.CallbackNotEnqueued(id);  // "not enqueued": the host will not wait for it
   }
