@@ -467,6 +467,30 @@ TEST(ValidateLayerReport, AbortOnFirstErrorSaysSo) {
   EXPECT_FALSE(FindingWithId(reports, "memory.deallocate_twice").is_null());
 }
 
+// Issue 28: with two or more threads crashing at once, the second used to
+// re-fault under the default action before the first had renamed the
+// report into place, and the report was lost.
+TEST(ValidateLayerReport, IsWrittenWhenManyThreadsCrashAtOnce) {
+  for (int run_number = 0; run_number < 3; ++run_number) {
+    const TemporaryDirectory directory("sectl-validate-test-");
+    const CommandResult run = RunMisuseHost("crash-in-many-threads", directory);
+    EXPECT_EQ(run.term_signal, SIGSEGV) << run.err;
+    const std::vector<json> reports = ReadReports(directory.path());
+    ASSERT_EQ(reports.size(), 1U) << run.err;
+    EXPECT_EQ(reports[0]["ended"], "signal SIGSEGV");
+  }
+}
+
+TEST(ValidateLayerReport, IsWrittenWhenTheProcessIsTerminated) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run = RunMisuseHost("terminated", directory);
+  EXPECT_EQ(run.term_signal, SIGTERM) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  EXPECT_EQ(reports[0]["ended"], "signal SIGTERM");
+  EXPECT_GT(reports[0]["summary"]["calls"].get<int64_t>(), 40);
+}
+
 TEST(ValidateLayerReport, IsWrittenWhenThePluginCrashes) {
   const TemporaryDirectory directory("sectl-validate-test-");
   const ConformRun run = ConformThroughLayer(FaultyPlugin("sync_htod_crash"), directory,

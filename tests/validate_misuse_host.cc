@@ -17,6 +17,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -542,6 +543,35 @@ bool EnqueueWhileSynchronising(Host& host) {
                 "a host callback did not run by the final synchronisation");
 }
 
+// ---- crash-in-many-threads and terminated: how a process ends --------------
+
+// Sixteen threads fault at the same moment, after a correct sequence of
+// calls: the layer's report must still be written, naming the signal.
+bool CrashInManyThreads(Host& host) {
+  (void)WellBehaved(host);
+  constexpr int kThreads = 16;
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&] {
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) {
+      }
+      volatile int* nowhere = nullptr;
+      *nowhere = 1;  // NOLINT(clang-analyzer-core.NullDereference): the point
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return true;
+}
+
+// Ends itself with SIGTERM, as a CI runner's timeout would.
+bool Terminated(Host& host) {
+  (void)WellBehaved(host);
+  ::raise(SIGTERM);
+  return true;
+}
+
 struct Scenario {
   std::string_view name;
   bool (*run)(Host& host);
@@ -564,6 +594,8 @@ constexpr std::array kScenarios{
     Scenario{"poll-event", PollEvent},
     Scenario{"two-holders-of-one-stream", TwoHoldersOfOneStream},
     Scenario{"enqueue-while-synchronising", EnqueueWhileSynchronising},
+    Scenario{"crash-in-many-threads", CrashInManyThreads},
+    Scenario{"terminated", Terminated},
 };
 
 }  // namespace

@@ -228,6 +228,12 @@ void Layer::OnFatalSignal(int signal) {
                               : fmt::format("signal {}", signal));
 }
 
+void Layer::OnTerminationSignal(int signal) {
+  const char* name = sigabbrev_np(signal);  // "TERM"
+  WriteReport(name != nullptr ? fmt::format("signal SIG{}", name)
+                              : fmt::format("signal {}", signal));
+}
+
 void Layer::AfterError() {
   if (!config_.abort_on_error) return;
   SayOnStderr("aborting at the first error (SECTL_VALIDATE_ABORT=1)");

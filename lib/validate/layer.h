@@ -84,6 +84,9 @@ class Layer {
   void WriteReport(const std::string& how_ended);
   // For a fatal-signal handler: flushes the trace and writes the report.
   void OnFatalSignal(int signal);
+  // SIGTERM, SIGINT or SIGHUP arrived: the report says so (the process may
+  // go on, if the host handles the signal; its exit rewrites the report).
+  void OnTerminationSignal(int signal);
   // After an error-severity finding: aborts when SECTL_VALIDATE_ABORT asks.
   void AfterError();
 
