@@ -528,8 +528,28 @@ TEST(ValidateLayerExports, OnlyTheEntryPoints) {
   std::string type;
   std::string name;
   while (lines >> address >> type >> name) exported.insert(name);
+  // The entry points, and the mark by which the layer knows a copy of itself.
   EXPECT_EQ(exported, (std::set<std::string>{"SE_InitPlugin", "TF_InitKernel", "TF_InitGraph",
-                                             "TF_InitProfiler", "TFNPD_InitPlugin", "GetPjrtApi"}));
+                                             "TF_InitProfiler", "TFNPD_InitPlugin", "GetPjrtApi",
+                                             "sectl_validate_layer_identity"}));
+}
+
+// SECTL_VALIDATE_PLUGIN naming the layer, or a copy of it, used to recurse
+// until the stack ran out (SIGSEGV, no message). SE_InitPlugin now fails
+// with one line that says what to name instead.
+TEST(ValidateLayerConfiguration, NamingTheLayerItselfIsRefusedInOneLine) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const std::filesystem::path copy = directory.path() / "libcopy.so";
+  std::filesystem::copy_file(kLayer, copy);
+  for (const std::string& plugin : {std::string(kLayer), copy.string()}) {
+    SCOPED_TRACE(plugin);
+    const CommandResult run = RunMisuseHost("well-behaved", directory, {}, false, plugin);
+    EXPECT_EQ(run.term_signal, 0) << run.err;
+    EXPECT_NE(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.err.find("SECTL_VALIDATE_PLUGIN names the validation layer itself"),
+              std::string::npos)
+        << run.err;
+  }
 }
 
 // In a child of its own (the layer is one per process, configured once):

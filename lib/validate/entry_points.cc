@@ -17,6 +17,11 @@
 
 extern "C" {
 
+// Exported so that the layer can tell, from the file alone, that
+// SECTL_VALIDATE_PLUGIN names the layer itself or a copy of it: loading
+// that would load itself for ever (Layer::LoadVendor).
+__attribute__((visibility("default"))) void sectl_validate_layer_identity() {}
+
 __attribute__((visibility("default"))) void SE_InitPlugin(SE_PlatformRegistrationParams* params,
                                                           TF_Status* status) {
   sectl::validate::Layer::Get().InitPlugin(params, status);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -17,6 +18,7 @@
 
 #include "base/atomic_file.h"
 #include "base/file_digest.h"
+#include "loader/exported_symbols.h"
 #include "trace/trace_writer.h"
 #include "validate/call.h"
 #include "validate/fatal_signals.h"
@@ -88,6 +90,17 @@ bool Layer::LoadVendor(std::string* error) {
         library_directory_ + "/sectl_validate.conf)";
     return false;
   }
+  // From the file, before loading it: a copy of the layer would resolve
+  // its entry points through itself while it loads, without end.
+  if (auto exported = loader::ExportedFunctions(config_.plugin_path);
+      exported &&
+      std::binary_search(exported->begin(), exported->end(), std::string(kLayerIdentitySymbol))) {
+    *error = fmt::format(
+        "SECTL_VALIDATE_PLUGIN names the validation layer itself (or a copy of it), {}: name "
+        "the vendor's plugin, which the layer loads and checks",
+        config_.plugin_path);
+    return false;
+  }
   ::dlerror();
   vendor_ = ::dlopen(config_.plugin_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (vendor_ == nullptr) {
@@ -101,9 +114,15 @@ bool Layer::LoadVendor(std::string* error) {
 }
 
 void* Layer::VendorSymbol(const char* name) {
+  // An entry point's resolver asking again while it resolves (a vendor
+  // library that reaches back into the layer): no answer, not recursion.
+  thread_local bool resolving = false;
+  if (resolving) return nullptr;
+  resolving = true;
   std::string error;
-  if (!LoadVendor(&error)) return nullptr;
-  return ::dlsym(vendor_, name);
+  void* symbol = LoadVendor(&error) ? ::dlsym(vendor_, name) : nullptr;
+  resolving = false;
+  return symbol;
 }
 
 void Layer::InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status) {

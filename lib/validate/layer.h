@@ -27,6 +27,9 @@ class TraceWriter;
 
 namespace sectl::validate {
 
+// The symbol only the layer exports (entry_points.cc).
+inline constexpr const char* kLayerIdentitySymbol = "sectl_validate_layer_identity";
+
 inline constexpr size_t kFunctionCount = static_cast<size_t>(abi::PluginFunction::kCount);
 
 class Layer {
