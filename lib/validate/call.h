@@ -37,6 +37,16 @@ class Call {
   // Raises a finding about this call.
   void Raise(FindingKind kind, std::string message);
 
+  // The call is proven invalid (a destroyed or unknown handle, a range in
+  // no live allocation): Forward does not pass it on to the plugin, which
+  // would then crash, hang or corrupt memory (the layer's own included), and
+  // answers it safely instead (forward.h). The first reason is kept.
+  void Withhold(std::string reason) {
+    if (withheld_.empty()) withheld_ = std::move(reason);
+  }
+  bool withheld() const { return !withheld_.empty(); }
+  const std::string& withheld_reason() const { return withheld_; }
+
   abi::PluginFunction function() const { return record_.function; }
   int32_t device() const { return record_.device; }
   uint64_t sequence() const { return record_.sequence; }
@@ -55,6 +65,7 @@ class Call {
   trace::TraceRecord record_;
   std::array<KeptArgument, 8> arguments_{};
   size_t argument_count_ = 0;
+  std::string withheld_;
 };
 
 // The calling thread's number: 1, 2, ... in order of first call.

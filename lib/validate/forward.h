@@ -41,11 +41,11 @@ OriginalPointer<Member> Original() {
 namespace detail {
 
 template <typename... Args>
-void FailStatusArgument(const std::string& message, Args... args) {
+void FailStatusArgument(TF_Code code, const std::string& message, Args... args) {
   (
       [&](auto argument) {
         if constexpr (std::is_same_v<decltype(argument), TF_Status*>) {
-          if (argument != nullptr) TF_SetStatus(argument, TF_INTERNAL, message.c_str());
+          if (argument != nullptr) TF_SetStatus(argument, code, message.c_str());
         }
       }(args),
       ...);
@@ -55,9 +55,23 @@ void FailStatusArgument(const std::string& message, Args... args) {
 
 // Calls the vendor's `Member` with `args`. On an exception: a finding, an
 // INTERNAL status in the call's TF_Status if it has one, and a zero result.
+// A call the layer withheld (Call::Withhold) is not passed on: its status,
+// where it has one, is INVALID_ARGUMENT saying why, and its result is zero
+// (no handle, false, SE_EVENT_UNKNOWN, 0 ns).
 template <auto Member, typename... Args>
 OriginalResult<Member> Forward(Call& call, Args... args) {
   using Result = OriginalResult<Member>;
+  if (call.withheld()) {
+    detail::FailStatusArgument(
+        TF_INVALID_ARGUMENT,
+        fmt::format("sectl-validate: not passed on to the plugin: {}", call.withheld_reason()),
+        args...);
+    if constexpr (std::is_void_v<Result>) {
+      return;
+    } else {
+      return Result{};
+    }
+  }
   const auto original = Original<Member>();
   std::string what;
   try {
@@ -70,7 +84,7 @@ OriginalResult<Member> Forward(Call& call, Args... args) {
   const std::string message = fmt::format("{} threw a C++ exception across the C API: {}",
                                           abi::QualifiedName(call.function()), what);
   call.Raise(FindingKind::kExceptionEscaped, message);
-  detail::FailStatusArgument(message, args...);
+  detail::FailStatusArgument(TF_INTERNAL, message, args...);
   if constexpr (!std::is_void_v<Result>) return Result{};
 }
 

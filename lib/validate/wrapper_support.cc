@@ -43,6 +43,9 @@ bool RaiseHandleMisuse(Call& call, HandleKind kind, const char* name, const void
     case HandleUse::kNeverCreated:
       call.Raise(FindingKind::kHandleUnknown,
                  fmt::format("{} {} is no {} the plugin created", name, handle, kind_name));
+      if (!destroying) {
+        call.Withhold(fmt::format("{} {} is no {} the plugin created", name, handle, kind_name));
+      }
       return true;
     case HandleUse::kDestroyed:
       if (destroying) {
@@ -54,6 +57,8 @@ bool RaiseHandleMisuse(Call& call, HandleKind kind, const char* name, const void
         call.Raise(FindingKind::kHandleUseAfterDestroy,
                    fmt::format("{} {} ({} {}) was destroyed before this call", name, handle,
                                kind_name, check.id));
+        call.Withhold(fmt::format("{} {} ({} {}) was destroyed before this call", name, handle,
+                                  kind_name, check.id));
       }
       return false;
     case HandleUse::kOtherDevice:
@@ -99,6 +104,8 @@ trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
     case RangePlace::kNowhere:
       call.Raise(
           FindingKind::kRangeOutsideAllocation,
+          fmt::format("{} {} ({} bytes) is in no live device allocation", name, address, size));
+      call.Withhold(
           fmt::format("{} {} ({} bytes) is in no live device allocation", name, address, size));
       break;
   }
