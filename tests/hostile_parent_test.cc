@@ -712,6 +712,36 @@ TEST(HostileParent, RunsAsNobodyWhereSectlIsRoot) {
   EXPECT_EQ(command.exit_code, 0) << command.err;
 }
 
+// Under `sectl probe` the plugin runs in sectl-plugin-server, a program of
+// its own (docs/plugin-server.md): none of sectl's code or strings is in
+// its process, and no descriptor but the server's channel and arena, so
+// there is nothing of the probe's there to forge.
+TEST(HostileParent, UnderProbeFindsNothingOfSectlsInItsProcess) {
+  TemporaryDirectory directory;
+  const std::filesystem::path log = directory.path() / "hostile.log";
+  for (const Namespaces namespaces : kBothWays) {
+    SCOPED_TRACE(Describe(namespaces));
+    std::filesystem::remove(log);
+    std::vector<std::string> arguments{
+        "probe",           HostilePlugin("hostile_parent_find_the_judge"),
+        "--pass-env",      "SECTL_HOSTILE_LOG",
+        "--plugin-writes", log.string()};
+    if (namespaces == Namespaces::kShared) arguments.emplace_back("--no-namespaces");
+    const testing::CommandResult probe = testing::RunSectl(
+        arguments,
+        {.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()}, .deadline = kRunLimit});
+    EXPECT_EQ(probe.exit_code, 0) << probe.err;
+    std::ifstream log_file(log);
+    const std::string text((std::istreambuf_iterator<char>(log_file)), {});
+    EXPECT_TRUE(Contains(text, "program: sectl-plugin-server\n")) << text;
+    EXPECT_FALSE(Contains(text, "FOUND")) << text;
+    EXPECT_TRUE(Contains(text, "sectl's strings in this process: none\n")) << text;
+    for (const std::string& count : Noted(text, "descriptors beyond stdio")) {
+      EXPECT_EQ(count, "2") << text;  // the channel and the arena
+    }
+  }
+}
+
 TEST(HostileParent, CannotTraceSectl) {
   const isolation::ConfinementInForce in_force = isolation::DescribeSandbox();
   for (const Namespaces namespaces : kBothWays) {

@@ -13,6 +13,7 @@
 #include "probe/run_probe.h"
 #include "probe/tvm_c_device_probe.h"
 #include "probe/tvm_runtime_probe.h"
+#include "remote/server_location.h"
 #include "tool/command_support.h"
 #include "tool/exit_codes.h"
 #include "tool/number_flags.h"
@@ -129,7 +130,18 @@ int RunProbeCommand(const ProbeCommandOptions& options) {
   run.isolation =
       options.isolation == "none" ? probe::Isolation::kNone : probe::Isolation::kProcess;
   run.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
-  auto confinement = ConfinementFromFlags(options.confinement, {run.probe.plugin_path});
+  // Isolated, the plugin runs in a server process of its own, where nothing
+  // of the probe's is (docs/plugin-server.md).
+  if (run.isolation == probe::Isolation::kProcess) {
+    run.probe.plugin_server = remote::PluginServerExecutable();
+    if (run.probe.plugin_server.empty()) {
+      return ReportError(Error(ErrorCode::kInternal,
+                               "sectl-plugin-server is not installed beside sectl: reinstall "
+                               "sectl, or probe with --isolation none"));
+    }
+  }
+  auto confinement =
+      ConfinementFromFlags(options.confinement, {run.probe.plugin_path, run.probe.plugin_server});
   if (!confinement) return ReportError(confinement.error());
   run.confinement = std::move(*confinement);
 

@@ -19,9 +19,9 @@ Device::Device(Passkey, Platform& platform, int ordinal, const SP_Device& device
     : platform_(platform),
       requested_ordinal_(ordinal),
       device_(device),
-      hardware_name_(ReadPluginString(device.hardware_name)),
-      vendor_(ReadPluginString(device.device_vendor)),
-      pci_bus_id_(ReadPluginString(device.pci_bus_id)) {}
+      hardware_name_(platform.dispatcher().ReadPluginText(device.hardware_name)),
+      vendor_(platform.dispatcher().ReadPluginText(device.device_vendor)),
+      pci_bus_id_(platform.dispatcher().ReadPluginText(device.pci_bus_id)) {}
 
 Expected<std::unique_ptr<Device>> Device::Create(Platform& platform, int ordinal) {
   auto device = platform.HandOver<SP_Device>(abi::StructKind::kDevice);

@@ -15,7 +15,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -23,7 +25,11 @@
 #include "base/error.h"
 #include "host/call_recording.h"
 #include "host/journal.h"
+#include "host/plugin_string.h"
+#include "host/remote_arguments.h"
 #include "host/tf_status_handle.h"
+#include "remote/plugin_server.h"
+#include "remote/word_call.h"
 
 namespace sectl::host {
 
@@ -46,6 +52,25 @@ class Dispatcher {
   explicit Dispatcher(Journal& journal) : journal_(journal) {}
 
   Journal& journal() const { return journal_; }
+
+  // From now on every call is performed by `server`, in its process
+  // (docs/plugin-server.md); host-owned objects are staged in its arena.
+  void UseServer(remote::PluginServer* server) {
+    server_ = server;
+    staging_ = server != nullptr ? std::make_unique<RemoteStaging>(server->arena()) : nullptr;
+  }
+  remote::PluginServer* server() const { return server_; }
+  // Where host-owned structs go for the plugin: the server's arena, or
+  // nullptr (this process).
+  remote::Arena* arena() const { return server_ != nullptr ? &server_->arena() : nullptr; }
+
+  // A string the plugin handed over (a name, a device's vendor), read where
+  // the plugin lives; at most kMaxPluginString bytes, empty for null.
+  std::string ReadPluginText(const char* text) const {
+    if (server_ == nullptr || text == nullptr) return ReadPluginString(text);
+    auto read = server_->ReadString(reinterpret_cast<uintptr_t>(text), kMaxPluginString);
+    return read ? *read : std::string();
+  }
 
   // Calls `(table.*Member)(args...)`, journalled as the function Member is.
   // A null pointer in the table is an Unimplemented error and calls nothing.
@@ -115,6 +140,7 @@ class Dispatcher {
                 fmt::format("the plugin does not provide {}", abi::QualifiedName(function)))
               .BlamedOn(function));
     }
+    if (server_ != nullptr) return InvokeRemotely(function, fn, args...);
     std::array<uint64_t, kMaxRecordedArguments> recorded{};
     const uint8_t count = RecordArguments(recorded, args...);
     JournalEntry* entry = journal_.Begin(function, recorded, count);
@@ -133,6 +159,56 @@ class Dispatcher {
       journal_.Finish(entry, CallState::kThrew, kNoStatus, 0);
       return PluginFailure(function, fmt::format("{} threw a C++ exception across the C API",
                                                  abi::QualifiedName(function)));
+    }
+  }
+
+  // Invoke, performed by the plugin server: the call is journalled here,
+  // before it is sent, so a server that dies in it leaves the call
+  // unfinished in memory it never maps.
+  template <typename R, typename... Params, typename... Args>
+  Expected<R> InvokeRemotely(abi::PluginFunction function, R (*fn)(Params...), Args... args) const {
+    RemoteCallArguments call;
+    (call.template Add<Params>(args, *staging_), ...);
+    if (call.unsupported || call.arena_full) {
+      return tl::unexpected(Error(
+          ErrorCode::kInternal,
+          fmt::format("sectl cannot pass {} to the plugin server{}", abi::QualifiedName(function),
+                      call.arena_full ? ": its arena is full" : " yet (a host function)")));
+    }
+    std::array<uint64_t, kMaxRecordedArguments> recorded{};
+    const uint8_t count = RecordArguments(recorded, args...);
+    JournalEntry* entry = journal_.Begin(function, recorded, count);
+    const int32_t status_in = call.status != nullptr ? TF_GetCode(call.status) : 0;
+    const std::string text_in =
+        call.status != nullptr && TF_Message(call.status) != nullptr ? TF_Message(call.status) : "";
+    auto answer =
+        server_->Call(function, reinterpret_cast<uintptr_t>(fn), call.words, status_in, text_in);
+    // A server that died: the judge has ended the same way already, or
+    // (WhenTheServerEnds::kReportIt) the error says how it died.
+    if (!answer) return tl::unexpected(answer.error());
+    for (const auto& copy : call.copy_back) std::memcpy(copy.host, copy.staged, copy.bytes);
+    if (call.status != nullptr) {
+      TF_SetStatus(call.status, static_cast<TF_Code>(answer->status_code), answer->text.c_str());
+    }
+    switch (answer->outcome) {
+      case remote::Outcome::kReturned:
+        break;
+      case remote::Outcome::kThrew:
+        journal_.Finish(entry, CallState::kThrew, kNoStatus, 0);
+        return PluginFailure(function, fmt::format("{} threw a C++ exception across the C API",
+                                                   abi::QualifiedName(function)));
+      case remote::Outcome::kFailed:
+        journal_.Finish(entry, CallState::kReturned, kNoStatus, 0);
+        return tl::unexpected(
+            Error(ErrorCode::kInternal, fmt::format("the plugin server could not call {}: {}",
+                                                    abi::QualifiedName(function), answer->text)));
+    }
+    journal_.Finish(entry, CallState::kReturned,
+                    call.status != nullptr ? answer->status_code : kNoStatus, answer->result);
+    if constexpr (std::is_void_v<R>) {
+      return {};
+    } else {
+      return remote::FromWord<R>(answer->result, nullptr);
     }
   }
 
@@ -163,6 +239,8 @@ class Dispatcher {
 
   Journal& journal_;
   std::map<abi::PluginFunction, std::string> refused_;
+  remote::PluginServer* server_ = nullptr;
+  std::unique_ptr<RemoteStaging> staging_;
 };
 
 }  // namespace sectl::host

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <memory>
 
+#include "remote/arena.h"
+
 namespace sectl::host {
 
 inline constexpr size_t kCanaryBytes = 64;
@@ -28,29 +30,38 @@ class GuardedStruct {
  public:
   // `host_struct_size` is what the host pre-fills in struct_size;
   // `host_bytes` is how much storage that host really has (sizeof of its
-  // struct, which is smaller for an older host).
-  GuardedStruct(size_t host_struct_size, size_t host_bytes) : host_bytes_(host_bytes) {
+  // struct, which is smaller for an older host). With an `arena`, the
+  // storage is there, where a plugin server's plugin can reach it
+  // (remote/arena.h); canaries and all, so nothing changes for the checks.
+  GuardedStruct(size_t host_struct_size, size_t host_bytes, remote::Arena* arena = nullptr)
+      : host_bytes_(host_bytes), arena_(arena) {
     static_assert(sizeof(T) + kCanaryBytes <= kStorageBytes);
-    std::fill(storage_.begin(), storage_.end(), kCanaryValue);
-    std::memset(storage_.data(), 0, std::max(sizeof(T), host_bytes_));
-    std::fill(storage_.begin() + host_bytes_, storage_.begin() + host_bytes_ + kCanaryBytes,
-              kCanaryValue);
-    value_ = std::construct_at(reinterpret_cast<T*>(storage_.data()));
+    if (arena_ != nullptr) {
+      storage_ = static_cast<unsigned char*>(arena_->Allocate(kStorageBytes));
+      if (storage_ == nullptr) arena_ = nullptr;  // full: the call will fault in the server
+    }
+    if (storage_ == nullptr) storage_ = inline_storage_.data();
+    std::fill(storage_, storage_ + kStorageBytes, kCanaryValue);
+    std::memset(storage_, 0, std::max(sizeof(T), host_bytes_));
+    std::fill(storage_ + host_bytes_, storage_ + host_bytes_ + kCanaryBytes, kCanaryValue);
+    value_ = std::construct_at(reinterpret_cast<T*>(storage_));
     if (host_bytes_ < sizeof(T)) {
       // The tail of T beyond the older host's struct is canary, not struct.
-      std::fill(storage_.begin() + host_bytes_, storage_.begin() + sizeof(T), kCanaryValue);
+      std::fill(storage_ + host_bytes_, storage_ + sizeof(T), kCanaryValue);
     }
     value_->struct_size = host_struct_size;
   }
   explicit GuardedStruct(size_t host_struct_size) : GuardedStruct(host_struct_size, sizeof(T)) {}
-  ~GuardedStruct() = default;
+  ~GuardedStruct() {
+    if (arena_ != nullptr) arena_->Free(storage_);
+  }
   GuardedStruct(const GuardedStruct&) = delete;
   GuardedStruct& operator=(const GuardedStruct&) = delete;
 
   T* get() { return value_; }
   const T* get() const { return value_; }
   T* operator->() { return value_; }
-  const unsigned char* bytes() const { return storage_.data(); }
+  const unsigned char* bytes() const { return storage_; }
   size_t host_bytes() const { return host_bytes_; }
 
   // The bytes the plugin changed past the host's storage; empty when the
@@ -67,8 +78,10 @@ class GuardedStruct {
 
  private:
   static constexpr size_t kStorageBytes = 512;
-  alignas(std::max_align_t) std::array<unsigned char, kStorageBytes> storage_{};
+  alignas(std::max_align_t) std::array<unsigned char, kStorageBytes> inline_storage_{};
+  unsigned char* storage_ = nullptr;  // inline_storage_, or a block of the arena's
   size_t host_bytes_ = 0;
+  remote::Arena* arena_ = nullptr;
   T* value_ = nullptr;
 };
 

@@ -36,7 +36,9 @@ T CopyOf(const GuardedStruct<T>& filled) {
 }  // namespace
 
 Platform::Platform(Passkey, Journal& journal, PlatformOptions options)
-    : dispatcher_(journal), options_(std::move(options)) {}
+    : dispatcher_(journal), options_(std::move(options)) {
+  dispatcher_.UseServer(options_.server);
+}
 
 Expected<std::unique_ptr<Platform>> Platform::Create(const loader::PluginLibrary& library,
                                                      Journal& journal,
@@ -191,7 +193,7 @@ void Platform::ValidatePlatform() {
                     fmt::format("'{}' field in SP_Platform must be set.", member));
       continue;
     }
-    *copy = ReadPluginString(text);
+    *copy = dispatcher_.ReadPluginText(text);
     if (copy->size() == kMaxPluginString) {
       findings_.Add(Severity::kError, fmt::format("platform.{}.unterminated", member),
                     fmt::format("SP_Platform.{} has no terminating NUL within {} bytes", member,

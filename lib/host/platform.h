@@ -55,6 +55,9 @@ struct PlatformOptions {
   // Emulating hosts that never shipped, older or newer: per struct, sizes
   // other than the generation's. Empty for TensorFlow's own behaviour.
   std::map<abi::StructKind, HostStructSize> struct_sizes;
+  // The plugin server that loaded the plugin (docs/plugin-server.md): every
+  // call goes there. Null: the plugin is in this process.
+  remote::PluginServer* server = nullptr;
 };
 
 // The size a plugin wrote into one of its structs, and how it was read.
@@ -145,7 +148,7 @@ class Platform {
   template <typename T>
   GuardedStruct<T> HandOver(abi::StructKind kind) const {
     const HostStructSize size = HostSizeOf(kind);
-    return GuardedStruct<T>(size.prefilled, size.storage);
+    return GuardedStruct<T>(size.prefilled, size.storage, dispatcher_.arena());
   }
 
  private:

@@ -20,6 +20,7 @@
 #include "loader/fatal_signal_handlers.h"
 #include "loader/plugin_file_pin.h"
 #include "loader/tvm_backend_library.h"
+#include "remote/plugin_server.h"
 
 namespace sectl::loader {
 namespace {
@@ -349,7 +350,42 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
     return library;
   }
   auto init = reinterpret_cast<InitPluginFunction>(::dlsym(handle, kEntryPoint));
-  if (init == nullptr) {
+  if (init == nullptr) return NoEntryPoint(path, ::dlsym(handle, kDraftEntryPoint) != nullptr);
+  return PluginLibrary(path, *identity, handle, init);
+}
+
+Expected<PluginLibrary> PluginLibrary::OpenInServer(const std::string& path,
+                                                    const LoadOptions& options,
+                                                    remote::PluginServer& server) {
+  auto identity = InspectPluginFile(path);
+  if (!identity) return tl::unexpected(identity.error());
+  // The pinned file is checked before the server loads it; the server's
+  // own /proc is not this process's to verify after (docs/plugin-server.md).
+  if (const std::optional<FileIdentity> pinned = PinnedIdentity(path)) {
+    const ReadOnlyDescriptor file(path);
+    if (auto verified = VerifyBeforeLoading(path, *pinned, file); !verified) {
+      return tl::unexpected(verified.error());
+    }
+  }
+  auto init = server.Load(path);
+  if (!init) {
+    if (init.error().code() != ErrorCode::kFailedPrecondition) return tl::unexpected(init.error());
+    return Fail(ErrorCode::kFailedPrecondition,
+                ExplainDlopenFailure(path, init.error().message(), options.lazy));
+  }
+  if (*init == 0) {
+    auto functions = ExportedFunctions(path);
+    const bool draft = functions && std::binary_search(functions->begin(), functions->end(),
+                                                       std::string(kDraftEntryPoint));
+    return NoEntryPoint(path, draft);
+  }
+  return PluginLibrary(path, *identity, nullptr,
+                       reinterpret_cast<InitPluginFunction>(static_cast<uintptr_t>(*init)));
+}
+
+Expected<PluginLibrary> PluginLibrary::NoEntryPoint(const std::string& path,
+                                                    bool exports_draft_entry_point) {
+  {
     auto functions = ExportedFunctions(path);
     if (functions && ExportsTvmRuntime(*functions)) {
       return Fail(ErrorCode::kNotFound,
@@ -370,7 +406,7 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
                               "(TVMDevice<Name><Hook>): check it with --abi tvm-c-device",
                               path, kEntryPoint));
     }
-    if (::dlsym(handle, kDraftEntryPoint) != nullptr) {
+    if (exports_draft_entry_point) {
       return Fail(ErrorCode::kAbiMismatch,
                   fmt::format("{}: exports {}, the entry point of the 2020 RFC draft; it was "
                               "renamed {} before TensorFlow shipped, and the draft's structs are "
@@ -382,9 +418,11 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
         ErrorCode::kNotFound,
         fmt::format("{}: does not export {}: not a StreamExecutor plugin", path, kEntryPoint));
   }
-  return PluginLibrary(path, *identity, handle, init);
 }
 
-void* PluginLibrary::FindSymbol(const char* name) const { return ::dlsym(handle_, name); }
+void* PluginLibrary::FindSymbol(const char* name) const {
+  // Loaded in a plugin server: nothing of it is in this process.
+  return handle_ != nullptr ? ::dlsym(handle_, name) : nullptr;
+}
 
 }  // namespace sectl::loader

@@ -10,6 +10,10 @@
 #include "loader/elf_identity.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
+namespace sectl::remote {
+class PluginServer;
+}  // namespace sectl::remote
+
 namespace sectl::loader {
 
 using InitPluginFunction = void (*)(SE_PlatformRegistrationParams*, TF_Status*);
@@ -69,6 +73,14 @@ class PluginLibrary {
   // RTLD_NOW (or RTLD_LAZY), and finds SE_InitPlugin (for kStreamExecutor).
   static Expected<PluginLibrary> Open(const std::string& path, const LoadOptions& options);
 
+  // Has `server` load the StreamExecutor plugin at `path` in its own process
+  // (docs/plugin-server.md): nothing of the plugin is mapped here.
+  // init_plugin() is then the server's address of SE_InitPlugin, to be
+  // called through the server only (host::Dispatcher), and FindSymbol finds
+  // nothing. Errors are Open's, for the same files.
+  static Expected<PluginLibrary> OpenInServer(const std::string& path, const LoadOptions& options,
+                                              remote::PluginServer& server);
+
   const std::string& path() const { return path_; }
   const ElfIdentity& identity() const { return identity_; }
   InitPluginFunction init_plugin() const { return init_plugin_; }
@@ -87,6 +99,10 @@ class PluginLibrary {
   }
 
  private:
+  // Why a library that loaded is no StreamExecutor plugin.
+  static Expected<PluginLibrary> NoEntryPoint(const std::string& path,
+                                              bool exports_draft_entry_point);
+
   PluginLibrary(std::string path, ElfIdentity identity, void* handle, InitPluginFunction init)
       : path_(std::move(path)), identity_(identity), handle_(handle), init_plugin_(init) {}
 

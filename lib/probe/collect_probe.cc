@@ -15,6 +15,7 @@
 #include "host/platform.h"
 #include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
+#include "remote/plugin_server.h"
 #include "tvm/device_api.h"
 
 namespace sectl::probe {
@@ -22,6 +23,10 @@ namespace {
 
 // More ordinals than this is a plugin bug, not a machine; don't loop for ever.
 constexpr int kMaxProbedDevices = 64;
+
+// The plugin server's arena: the host-owned structs of every registration
+// and device the probe makes, with room to spare.
+constexpr size_t kArenaBytes = size_t{4} << 20;
 
 std::string VerdictName(abi::SizeVerdict verdict) {
   switch (verdict) {
@@ -132,10 +137,12 @@ DeviceDescription DescribeDevice(host::Platform& platform, int ordinal,
 // One registration per generation, each torn down before the next, after
 // the probe's own registration is gone.
 std::vector<Compatibility> CollectCompatibility(const loader::PluginLibrary& library,
-                                                host::Journal& journal) {
+                                                host::Journal& journal,
+                                                remote::PluginServer* server) {
   std::vector<Compatibility> rows;
   for (const auto& generation : abi::AllHostGenerations()) {
-    auto registered = host::Platform::Create(library, journal, {.generation = generation});
+    auto registered =
+        host::Platform::Create(library, journal, {.generation = generation, .server = server});
     const host::Compatibility verdict = host::JudgeCompatibility(generation, registered);
     Compatibility row{
         std::string(generation.id), std::string(generation.description), verdict.loads, {}};
@@ -152,7 +159,18 @@ std::vector<Compatibility> CollectCompatibility(const loader::PluginLibrary& lib
 Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& journal) {
   // Hashed before it is loaded; Open verifies it loads the file hashed.
   const auto pinned = loader::PinPluginFile(options.plugin_path);
-  auto library = loader::PluginLibrary::Open(options.plugin_path, {.lazy = options.lazy});
+  std::unique_ptr<remote::PluginServer> server;
+  if (!options.plugin_server.empty()) {
+    // In the probe's own child process: when the plugin kills its server,
+    // the probe's process dies the same way, as it did with the plugin in it.
+    auto started = remote::PluginServer::Start(options.plugin_server, kArenaBytes,
+                                               remote::WhenTheServerEnds::kEndTheSameWay);
+    if (!started) return tl::unexpected(started.error());
+    server = std::move(*started);
+  }
+  auto library = server ? loader::PluginLibrary::OpenInServer(options.plugin_path,
+                                                              {.lazy = options.lazy}, *server)
+                        : loader::PluginLibrary::Open(options.plugin_path, {.lazy = options.lazy});
   if (!library) return tl::unexpected(library.error());
 
   ProbeReport report;
@@ -167,7 +185,8 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   report.plugin.lazy_binding = options.lazy;
   if (pinned) report.plugin.sha256 = pinned->sha256();
 
-  auto platform = host::Platform::Create(*library, journal, {.generation = options.generation});
+  auto platform = host::Platform::Create(
+      *library, journal, {.generation = options.generation, .server = server.get()});
   if (!platform) return tl::unexpected(platform.error().WithContext(options.plugin_path));
   host::Platform& registered = **platform;
 
@@ -234,7 +253,7 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   }
   report.findings.insert(report.findings.end(), device_findings.begin(), device_findings.end());
   platform->reset();  // teardown in TensorFlow's order, inside the probe
-  report.compat = CollectCompatibility(*library, journal);
+  report.compat = CollectCompatibility(*library, journal, server.get());
   return report;
 }
 

@@ -16,6 +16,11 @@ struct ProbeOptions {
   bool lazy = false;
   abi::HostGeneration generation = abi::LatestHostGeneration();
   std::string tool_version;
+  // The sectl-plugin-server executable that loads the plugin and performs
+  // its calls (docs/plugin-server.md), so that nothing the probe reports is
+  // decided in the plugin's process. Empty: the plugin is loaded here
+  // (--isolation none).
+  std::string plugin_server;
 };
 
 // Loads, registers and describes the plugin, then tears it down in

@@ -28,8 +28,18 @@ void PutText(Request& request, const std::string& text) {
 
 }  // namespace
 
+void EndTheSameWay(const ServerEnd& end) {
+  if (end.signaled) {
+    ::signal(end.value, SIG_DFL);
+    ::raise(end.value);
+    ::_exit(128 + end.value);  // a signal that does not end a process
+  }
+  ::_exit(end.value);
+}
+
 Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& executable,
-                                                            size_t arena_bytes) {
+                                                            size_t arena_bytes,
+                                                            WhenTheServerEnds when_it_ends) {
   auto arena = Arena::Create(arena_bytes);
   if (!arena) return tl::unexpected(arena.error());
   std::array<int, 2> sockets{-1, -1};
@@ -63,11 +73,12 @@ Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& e
     return Fail(ErrorCode::kInternal,
                 fmt::format("cannot start the plugin server: {}", strerrorname_np(errno)));
   }
-  return std::unique_ptr<PluginServer>(new PluginServer(pid, sockets[0], std::move(*arena)));
+  return std::unique_ptr<PluginServer>(
+      new PluginServer(pid, sockets[0], std::move(*arena), when_it_ends));
 }
 
-PluginServer::PluginServer(pid_t pid, int socket, Arena arena)
-    : pid_(pid), socket_(socket), arena_(std::move(arena)) {}
+PluginServer::PluginServer(pid_t pid, int socket, Arena arena, WhenTheServerEnds when_it_ends)
+    : pid_(pid), socket_(socket), arena_(std::move(arena)), when_it_ends_(when_it_ends) {}
 
 PluginServer::~PluginServer() {
   ::close(socket_);  // the server ends at end of file
@@ -93,6 +104,7 @@ Error PluginServer::ServerGone() {
       ended_ = ServerEnd{true, SIGKILL};
     }
   }
+  if (when_it_ends_ == WhenTheServerEnds::kEndTheSameWay) EndTheSameWay(*ended_);
   return Error(ErrorCode::kInternal,
                ended_->signaled
                    ? fmt::format("the plugin server died of signal {}", ended_->value)

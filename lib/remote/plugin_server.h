@@ -34,12 +34,29 @@ struct ServerEnd {
   int value = 0;  // the signal, or the exit status
 };
 
+// What a judge does when it finds its server gone.
+enum class WhenTheServerEnds {
+  // Return an error from the call that found it (ended() says how).
+  kReportIt,
+  // End this process the same way (the same signal, or the same exit
+  // status), at once: the judge's journal then names the call the plugin
+  // died in, and sectl reads that death as it reads a plugin's in its own
+  // process. Only for a judge in a confined child process of sectl's.
+  kEndTheSameWay,
+};
+
+// Ends this process as `end` says: the default action of its signal (not
+// this process's handlers: a backtrace of the judge shows only sectl's
+// code), or its exit status.
+[[noreturn]] void EndTheSameWay(const ServerEnd& end);
+
 class PluginServer {
  public:
   // Starts the server executable at `executable` with an arena of
   // `arena_bytes`. The server inherits this process's confinement.
-  static Expected<std::unique_ptr<PluginServer>> Start(const std::string& executable,
-                                                       size_t arena_bytes);
+  static Expected<std::unique_ptr<PluginServer>> Start(
+      const std::string& executable, size_t arena_bytes,
+      WhenTheServerEnds when_it_ends = WhenTheServerEnds::kReportIt);
   ~PluginServer();
   PluginServer(const PluginServer&) = delete;
   PluginServer& operator=(const PluginServer&) = delete;
@@ -67,13 +84,14 @@ class PluginServer {
   const std::optional<ServerEnd>& ended() const { return ended_; }
 
  private:
-  PluginServer(pid_t pid, int socket, Arena arena);
+  PluginServer(pid_t pid, int socket, Arena arena, WhenTheServerEnds when_it_ends);
   Expected<Reply> Exchange(const Request& request);
   Error ServerGone();
 
   pid_t pid_;
   int socket_;
   Arena arena_;
+  WhenTheServerEnds when_it_ends_;
   std::optional<ServerEnd> ended_;
 };
 

@@ -1,0 +1,122 @@
+// How the dispatcher hands a call's arguments to a plugin server
+// (remote/plugin_server.h): each argument becomes a word the server can
+// unpack into the same parameter type (remote/word_call.h).
+//
+//  - numbers, as they are; the plugin's handles (pointers to types only the
+//    plugin defines: SP_Stream, SP_Event, SP_Timer) and untyped pointers, as
+//    they are: they are the plugin's values;
+//  - a pointer to a host-owned object outside the arena (an SP_Device the
+//    host keeps, an int64_t to fill in): an arena copy of it, the same one
+//    each time for the same object, copied back after the call unless the
+//    parameter is const;
+//  - the call's TF_Status: made by the server, its code and message carried
+//    both ways;
+//  - a host function (a host callback): not yet carried; the call is
+//    refused.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+#include "remote/arena.h"
+#include "tensorflow/c/tf_status.h"
+
+namespace sectl::host {
+
+template <typename T, typename = void>
+struct IsCompleteType : std::false_type {};
+template <typename T>
+struct IsCompleteType<T, std::void_t<decltype(sizeof(T))>> : std::true_type {};
+
+// The arena copies of host objects, one per host address, kept for the
+// dispatcher's life: a plugin that remembers the SP_Device* it was given
+// sees the same address on every call, as it would in TensorFlow.
+class RemoteStaging {
+ public:
+  explicit RemoteStaging(remote::Arena& arena) : arena_(arena) {}
+  remote::Arena& arena() const { return arena_; }
+
+  // The arena copy of `bytes` at `host`, refreshed from it; nullptr when
+  // the arena is full.
+  void* CopyIn(const void* host, size_t bytes) {
+    const std::lock_guard<std::mutex> held(mutex_);
+    auto& copy = copies_[host];
+    if (copy.bytes < bytes) {
+      arena_.Free(copy.address);
+      copy = {arena_.Allocate(bytes), bytes};
+      if (copy.address == nullptr) return nullptr;
+    }
+    std::memcpy(copy.address, host, bytes);
+    return copy.address;
+  }
+
+ private:
+  struct Copy {
+    void* address = nullptr;
+    size_t bytes = 0;
+  };
+  remote::Arena& arena_;
+  std::mutex mutex_;
+  std::map<const void*, Copy> copies_;
+};
+
+// One call's words, and what to do with them after it.
+struct RemoteCallArguments {
+  std::vector<uint64_t> words;
+  TF_Status* status = nullptr;  // the host's, to fill from the server's answer
+  bool unsupported = false;     // an argument the server cannot be given
+  bool arena_full = false;
+  struct CopyBack {
+    void* host;
+    const void* staged;
+    size_t bytes;
+  };
+  std::vector<CopyBack> copy_back;
+
+  template <typename Argument>
+  void Add(Argument argument, RemoteStaging& staging) {
+    words.push_back(WordOf(argument, staging));
+  }
+
+ private:
+  template <typename Argument>
+  uint64_t WordOf(Argument argument, RemoteStaging& staging) {
+    if constexpr (std::is_same_v<Argument, TF_Status*>) {
+      status = argument;
+      return 0;
+    } else if constexpr (std::is_pointer_v<Argument>) {
+      using Pointee = std::remove_pointer_t<Argument>;
+      using Object = std::remove_cv_t<Pointee>;
+      if constexpr (std::is_function_v<Pointee>) {
+        unsupported = true;
+        return 0;
+      } else if constexpr (std::is_void_v<Object> || !IsCompleteType<Object>::value) {
+        return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(argument));  // NOLINT
+      } else {
+        if (argument == nullptr || staging.arena().Contains(argument, sizeof(Object))) {
+          return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(argument));  // NOLINT
+        }
+        void* staged = staging.CopyIn(argument, sizeof(Object));
+        if (staged == nullptr) {
+          arena_full = true;
+          return 0;
+        }
+        if constexpr (!std::is_const_v<Pointee>) {
+          copy_back.push_back({const_cast<Object*>(argument), staged, sizeof(Object)});  // NOLINT
+        }
+        return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(staged));  // NOLINT
+      }
+    } else if constexpr (std::is_same_v<Argument, double>) {
+      return std::bit_cast<uint64_t>(argument);
+    } else {
+      return static_cast<uint64_t>(argument);
+    }
+  }
+};
+
+}  // namespace sectl::host
