@@ -204,7 +204,8 @@ class Dispatcher {
                                                     abi::QualifiedName(function), answer->text)));
     }
     journal_.Finish(entry, CallState::kReturned,
-                    call.status != nullptr ? answer->status_code : kNoStatus, answer->result);
+                    call.status != nullptr ? answer->status_code : kNoStatus,
+                    static_cast<int64_t>(answer->result));
     if constexpr (std::is_void_v<R>) {
       return {};
     } else {

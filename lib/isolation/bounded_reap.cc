@@ -1,10 +1,10 @@
 #include "isolation/bounded_reap.h"
 
 #include <sys/wait.h>
-#include <time.h>
 
 #include <atomic>
 #include <cerrno>
+#include <ctime>
 
 namespace sectl::isolation {
 namespace {

@@ -157,7 +157,7 @@ Expected<void> PrepareFileSystemView(const std::string& scratch,
 
   // The plugin's own storage: its scratch directory and what it writes
   // under /tmp share one bounded tmpfs.
-  const std::string store = scratch;
+  const std::string& store = scratch;
   if (auto mounted = MountTmpfs(store, fmt::format("size={},mode=0755", kScratchBytes)); !mounted) {
     return mounted;
   }
@@ -220,7 +220,7 @@ std::string DescribeFileSystemView(bool namespaced) {
   return fmt::format(
       "file system: read-only but for its scratch directory and what --plugin-writes names; "
       "/tmp and /dev/shm private; at most {} MiB written",
-      kScratchBytes / (1024 * 1024));
+      kScratchBytes / (uint64_t{1024} * 1024));
 }
 
 }  // namespace sectl::isolation

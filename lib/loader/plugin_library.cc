@@ -379,8 +379,10 @@ Expected<PluginLibrary> PluginLibrary::OpenInServer(const std::string& path,
                                                        std::string(kDraftEntryPoint));
     return NoEntryPoint(path, draft);
   }
-  return PluginLibrary(path, *identity, nullptr,
-                       reinterpret_cast<InitPluginFunction>(static_cast<uintptr_t>(*init)));
+  // The server's address: passed back to it, never called here.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
+  const auto init_in_server = reinterpret_cast<InitPluginFunction>(static_cast<uintptr_t>(*init));
+  return PluginLibrary(path, *identity, nullptr, init_in_server);
 }
 
 Expected<PluginLibrary> PluginLibrary::NoEntryPoint(const std::string& path,

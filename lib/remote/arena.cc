@@ -25,6 +25,11 @@ constexpr int kTries = 16;
 
 size_t RoundUp(size_t bytes, size_t to) { return (bytes + to - 1) / to * to; }
 
+// The arena is placed by number, the same in both processes.
+void* AtAddress(uintptr_t address) {
+  return reinterpret_cast<void*>(address);  // NOLINT(performance-no-int-to-ptr)
+}
+
 }  // namespace
 
 Expected<Arena> Arena::Create(size_t bytes) {
@@ -40,7 +45,7 @@ Expected<Arena> Arena::Create(size_t bytes) {
     uint64_t random = 0;
     if (::getrandom(&random, sizeof(random), 0) != sizeof(random)) break;
     const uintptr_t wanted = kRegionStart + (random % (kRegionPages - size / kPage)) * kPage;
-    void* mapped = ::mmap(reinterpret_cast<void*>(wanted), size, PROT_READ | PROT_WRITE,
+    void* mapped = ::mmap(AtAddress(wanted), size, PROT_READ | PROT_WRITE,
                           MAP_SHARED | MAP_FIXED_NOREPLACE, descriptor, 0);
     if (mapped != MAP_FAILED) return Arena(descriptor, reinterpret_cast<uintptr_t>(mapped), size);
   }
@@ -49,7 +54,7 @@ Expected<Arena> Arena::Create(size_t bytes) {
 }
 
 Expected<Arena> Arena::Adopt(int descriptor, uintptr_t base, size_t bytes) {
-  void* mapped = ::mmap(reinterpret_cast<void*>(base), bytes, PROT_READ | PROT_WRITE,
+  void* mapped = ::mmap(AtAddress(base), bytes, PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_FIXED_NOREPLACE, descriptor, 0);
   if (mapped == MAP_FAILED || reinterpret_cast<uintptr_t>(mapped) != base) {
     return Fail(ErrorCode::kInternal, fmt::format("cannot map the plugin arena at {:#x}: {}", base,
@@ -71,7 +76,7 @@ Arena::Arena(Arena&& other) noexcept
       used_(std::move(other.used_)) {}
 
 Arena::~Arena() {
-  if (base_ != 0) ::munmap(reinterpret_cast<void*>(base_), size_);
+  if (base_ != 0) ::munmap(AtAddress(base_), size_);
   if (descriptor_ >= 0) ::close(descriptor_);
 }
 
@@ -90,7 +95,7 @@ void* Arena::Allocate(size_t bytes) {
     free_.erase(range);
     if (left > 0) free_[start + needed] = left;
     used_[start] = needed;
-    void* memory = reinterpret_cast<void*>(start);
+    void* memory = AtAddress(start);
     std::memset(memory, 0, needed);
     return memory;
   }

@@ -1,11 +1,11 @@
 #include "validate/fatal_signals.h"
 
-#include <time.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <csignal>
+#include <ctime>
 #include <mutex>
 
 #include "validate/layer.h"

@@ -35,6 +35,12 @@ __attribute__((section(".preinit_array"),
                used)) void (*const make_not_dumpable)(int, char**, char**) = MakeNotDumpable;
 
 constexpr int kExitUsage = 2;
+
+// What the judge sent as a number: an address in this process.
+template <typename Pointer>
+Pointer AtAddress(uint64_t address) {
+  return reinterpret_cast<Pointer>(address);  // NOLINT(performance-no-int-to-ptr)
+}
 constexpr int kExitProtocol = 3;
 
 void PutText(Reply& reply, const char* text, size_t length) {
@@ -73,7 +79,7 @@ Reply Call(const Request& request) {
   const std::string text_in(request.text, request.text_length);
   TF_SetStatus(status, static_cast<TF_Code>(request.status_code), text_in.c_str());
   try {
-    reply.result = caller(reinterpret_cast<void*>(request.target), request.arguments, status);
+    reply.result = caller(AtAddress<void*>(request.target), request.arguments, status);
   } catch (...) {
     reply.outcome = Outcome::kThrew;
   }
@@ -86,7 +92,7 @@ Reply Call(const Request& request) {
 
 Reply ReadString(const Request& request) {
   Reply reply;
-  const char* text = reinterpret_cast<const char*>(request.target);
+  const char* text = AtAddress<const char*>(request.target);
   if (text != nullptr) {
     const size_t limit = std::min<size_t>(request.arguments[0], sectl::remote::kMaxMessageText);
     PutText(reply, text, ::strnlen(text, limit));
