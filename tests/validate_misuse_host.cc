@@ -569,6 +569,7 @@ bool CrashInManyThreads(Host& host) {
   constexpr int kThreads = 16;
   std::atomic<int> ready{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&] {
       ready.fetch_add(1);
