@@ -125,7 +125,9 @@ TEST_F(AtomicFileTest, AFullDiskLeavesTheOldFileWholeAndNoDebris) {
         isolation::WriteResult(fd, written ? "written" : written.error().message());
         return 0;
       },
-      {});
+      // The child sees a read-only file system but for what it is told it
+      // writes (isolation/file_system_view.h).
+      {.confinement = {.plugin_writes = {path}}});
   ASSERT_TRUE(child.has_value());
   EXPECT_TRUE(IsOneLine(child->result));
   EXPECT_NE(child->result.find("cannot write " + path + ": File too large"), std::string::npos)

@@ -39,7 +39,7 @@ class SilentFuseMount {
       return;
     }
     if (directory_.path().empty()) {
-      why_not_ = "cannot make a mount point in the working directory";
+      why_not_ = "cannot make a mount point in /var/tmp";
       return;
     }
     device_ = ::open("/dev/fuse", O_RDWR | O_CLOEXEC);
@@ -104,11 +104,11 @@ class SilentFuseMount {
     }
   }
 
-  // In the working directory, not under /tmp: a plugin's process sees its
-  // own /tmp (isolation/file_system_view.h), without this mount.
+  // A directory of its own under /var/tmp, which the child sees as the host
+  // has it (isolation/file_system_view.h: read-only, this mount included).
   struct MountPoint {
     MountPoint() {
-      std::string pattern = (std::filesystem::current_path() / "sectl-fuse-XXXXXX").string();
+      std::string pattern = "/var/tmp/sectl-fuse-XXXXXX";
       if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
     }
     ~MountPoint() {

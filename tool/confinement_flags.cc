@@ -21,8 +21,9 @@ void AddConfinementFlags(CLI::App& command, ConfinementFlags& flags) {
                      "sees only PATH, HOME, TMPDIR, LANG, LANGUAGE, LC_*, TZ and SECTL_VALIDATE_* "
                      "(the validation layer's settings)");
   command.add_option("--plugin-writes", flags.plugin_writes,
-                     "A file (or a new file's directory) the plugin's process must be able to "
-                     "write, such as a log or coverage data (repeatable). Where sectl runs as "
+                     "A file the plugin's process must be able to write, such as a log or "
+                     "coverage data, or a directory (repeatable): its directory stays writable "
+                     "in the plugin's otherwise read-only view. Where sectl runs as "
                      "root, plugins run as nobody, unless nobody cannot read the plugin or write "
                      "these; then as root without capabilities, and the report says why");
   command.add_flag("--no-namespaces", flags.no_namespaces,

@@ -185,9 +185,7 @@ void RestoreDefaultCrashActions() {
   // Read-only but for the plugin's own (file_system_view.h), where the
   // trial found the kernel allows it.
   if (setup.file_system_view) {
-    if (auto view =
-            PrepareFileSystemView(setup.scratch, setup.readable, setup.writable, setup.identity);
-        !view) {
+    if (auto view = PrepareFileSystemView(setup.scratch, setup.writable, setup.identity); !view) {
       const std::string why = "file system: " + view.error().message();
       WriteFrame(FrameKind::kSetupFailure, why.data(), why.size());
       ::_exit(kConfinementFailed);
@@ -292,7 +290,6 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
     return tl::unexpected(scratch.error());
   }
   setup.scratch = scratch->path();
-  setup.readable = PluginReads(options.confinement);
   setup.writable = PluginWrites(options.confinement);
   setup.file_system_view = namespaced && FileSystemViewTrialFailure().empty();
   std::fflush(nullptr);  // nothing buffered may be written twice

@@ -127,13 +127,6 @@ PluginIdentity PluginIdentityFor(const Confinement& confinement) {
   return ChoosePluginIdentity(readable, writable);
 }
 
-std::vector<std::string> PluginReads(const Confinement& confinement) {
-  std::vector<std::string> readable = confinement.plugin_files;
-  std::vector<std::string> writable;
-  AddValidationLayerFiles(readable, writable);
-  return readable;
-}
-
 std::vector<std::string> PluginWrites(const Confinement& confinement) {
   std::vector<std::string> readable;
   std::vector<std::string> writable = confinement.plugin_writes;

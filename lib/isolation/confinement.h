@@ -51,14 +51,9 @@ struct PluginProcessSetup {
   std::string scratch;  // its working directory and TMPDIR; empty: none
   // What must stay writable (PluginWrites), and whether the rest of the
   // file system is made read-only for it (file_system_view.h).
-  std::vector<std::string> readable;  // PluginReads
   std::vector<std::string> writable;
   bool file_system_view = false;
 };
-
-// What the plugin's process loads: the plugin files and the validation
-// layer's wrapped plugin.
-std::vector<std::string> PluginReads(const Confinement& confinement);
 
 // What the plugin's process must be able to write: --plugin-writes, and
 // the validation layer's report and trace.

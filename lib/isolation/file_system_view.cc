@@ -30,11 +30,12 @@ int CloneMount(const std::string& path) {
   return ::open_tree(AT_FDCWD, path.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 }
 
-// What to keep writable for `path`: the file itself where it exists, else
-// the directory a new file would be made in.
+// What to keep writable for `path`: the directory it names, or the one it
+// is in: writers replace a file by renaming a new one over it (the
+// validation layer's report, sectl's own), which takes the directory.
 std::string WritableTarget(const std::string& path) {
   std::error_code error;
-  if (fs::exists(path, error)) return path;
+  if (fs::is_directory(path, error)) return path;
   const fs::path parent = fs::path(path).parent_path();
   return fs::is_directory(parent, error) ? parent.string() : std::string();
 }
@@ -94,7 +95,7 @@ std::string TryFileSystemView() {
     std::string failure;
     if (auto set_up = SetUpNamespaces(support, identity); !set_up) {
       failure = set_up.error().message();
-    } else if (auto view = PrepareFileSystemView(scratch, {}, {}, PluginIdentity{}); !view) {
+    } else if (auto view = PrepareFileSystemView(scratch, {}, PluginIdentity{}); !view) {
       failure = view.error().message();
     } else if (::access("/", W_OK) == 0 || errno != EROFS) {
       failure = "/ is still writable";
@@ -124,27 +125,10 @@ std::string TryFileSystemView() {
 }  // namespace
 
 Expected<void> PrepareFileSystemView(const std::string& scratch,
-                                     const std::vector<std::string>& readable,
                                      const std::vector<std::string>& writable,
                                      const PluginIdentity& identity) {
-  // Taken first, while every mount is still as it was. The files read are
-  // put back as themselves, read-only: through the overlay of /tmp a file
-  // would show another device, and sectl verifies that the plugin loaded is
-  // the very file it hashed (loader/plugin_file_pin.h).
+  // Taken first, while every mount is still writable.
   std::vector<KeptMount> kept;
-  for (const std::string& path : readable) {
-    std::error_code error;
-    if (!fs::is_regular_file(path, error)) continue;
-    const int mount = CloneMount(path);
-    if (mount < 0) return Failed(fmt::format("cannot keep {} in view", path));
-    mount_attr attributes{};
-    attributes.attr_set = MOUNT_ATTR_RDONLY;
-    if (::mount_setattr(mount, "", AT_EMPTY_PATH, &attributes, sizeof(attributes)) != 0) {
-      ::close(mount);
-      return Failed(fmt::format("cannot keep {} read-only", path));
-    }
-    kept.push_back({path, mount});
-  }
   for (const std::string& path : writable) {
     const std::string target = WritableTarget(path);
     if (target.empty()) continue;
@@ -155,31 +139,16 @@ Expected<void> PrepareFileSystemView(const std::string& scratch,
   const uid_t uid = identity.switch_user ? identity.uid : ::geteuid();
   const gid_t gid = identity.switch_user ? identity.gid : ::getegid();
 
-  // The plugin's own storage: its scratch directory and what it writes
-  // under /tmp share one bounded tmpfs.
+  // The plugin's own storage: its scratch directory, a bounded tmpfs.
   const std::string& store = scratch;
-  if (auto mounted = MountTmpfs(store, fmt::format("size={},mode=0755", kScratchBytes)); !mounted) {
+  if (auto mounted = MountTmpfs(store, fmt::format("size={},mode=0700", kScratchBytes)); !mounted) {
     return mounted;
   }
-  const std::string upper = store + "/tmp";
-  const std::string work = store + "/work";
-  if (::mkdir(upper.c_str(), 01777) != 0 || ::chmod(upper.c_str(), 01777) != 0 ||
-      ::mkdir(work.c_str(), 0700) != 0) {
-    return Failed("cannot prepare the overlay of /tmp");
+  if (::chown(store.c_str(), uid, gid) != 0) {
+    return Failed("cannot give the scratch directory to the plugin's user");
   }
   if (auto read_only = MakeReadOnly("/", AT_RECURSIVE); !read_only) return read_only;
   if (auto own = MakeWritable(store.c_str()); !own) return own;
-
-  // Mounted after the read-only pass, so writable. The overlay hides the
-  // store's mount point, and the scratch directory reappears through it
-  // (it exists in the host's /tmp), its writes landing in the store.
-  const std::string overlay = fmt::format("lowerdir=/tmp,upperdir={},workdir={}", upper, work);
-  if (::mount("sectl-tmp", "/tmp", "overlay", MS_NOSUID | MS_NODEV, overlay.c_str()) != 0) {
-    return Failed("cannot lay a private overlay over /tmp");
-  }
-  if (::chown(scratch.c_str(), uid, gid) != 0 || ::chmod(scratch.c_str(), 0700) != 0) {
-    return Failed("cannot give the scratch directory to the plugin's user");
-  }
   struct stat shm {};
   if (::stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode)) {
     if (auto mounted = MountTmpfs("/dev/shm", fmt::format("size={},mode=1777", kScratchBytes));
@@ -218,8 +187,8 @@ std::string DescribeFileSystemView(bool namespaced) {
     return fmt::format("file system: as writable as for its user ({})", trial_failure);
   }
   return fmt::format(
-      "file system: read-only but for its scratch directory and what --plugin-writes names; "
-      "/tmp and /dev/shm private; at most {} MiB written",
+      "file system: read-only but for its scratch directory (working directory and TMPDIR, "
+      "at most {} MiB), a private /dev/shm and what --plugin-writes names",
       kScratchBytes / (uint64_t{1024} * 1024));
 }
 

@@ -4,12 +4,10 @@
 //  - Every mount is made read-only (recursively): a plugin cannot fill
 //    sectl's disk, rewrite a root-owned file as a root without
 //    capabilities could, or write a cgroup's freezer.
-//  - Its scratch directory (plugin_identity.h) is on a private tmpfs of
-//    kScratchBytes, which also holds /tmp: /tmp is an overlay of the
-//    host's (still readable: a plugin and its libraries may live there)
-//    and that tmpfs, so what the plugin writes under /tmp stays its own,
-//    within the same bound, and vanishes with it. /dev/shm is a fresh
-//    tmpfs of the same size.
+//  - Its scratch directory (plugin_identity.h), its working directory and
+//    TMPDIR, is a private tmpfs of kScratchBytes that vanishes with it; /tmp
+//    itself stays the host's, readable (a plugin and its libraries may live
+//    there) and read-only. /dev/shm is a fresh tmpfs of the same size.
 //  - What sectl was told the plugin writes (--plugin-writes, the
 //    validation layer's report and trace) stays writable where it is.
 //  - /proc is writable again for a plugin that runs as a plain user (its
@@ -29,11 +27,9 @@ namespace sectl::isolation {
 
 // In the reaper of the plugin's namespaces (namespaces.h), after /proc is
 // mounted and before the plugin's process forks. `scratch` is the
-// directory sectl made for it; `readable` the files it loads, kept in view
-// as themselves; `writable` what must stay writable. Nothing is undone on
-// an error, which names the step that failed.
+// directory sectl made for it; `writable` what must stay writable. Nothing
+// is undone on an error, which names the step that failed.
 Expected<void> PrepareFileSystemView(const std::string& scratch,
-                                     const std::vector<std::string>& readable,
                                      const std::vector<std::string>& writable,
                                      const PluginIdentity& identity);
 

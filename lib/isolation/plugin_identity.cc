@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "isolation/bounded_reap.h"
 
@@ -63,12 +64,12 @@ std::string FirstInaccessible(uid_t uid, gid_t gid, const std::vector<std::strin
     for (const std::string& path : readable) {
       if (::access(path.c_str(), R_OK) != 0) say(path);
     }
+    // Its directory, where a file is replaced by a rename (file_system_view.h).
     for (const std::string& path : writable) {
-      if (::access(path.c_str(), F_OK) == 0
-              ? ::access(path.c_str(), W_OK) != 0
-              : ::access(fs::path(path).parent_path().c_str(), W_OK | X_OK) != 0) {
-        say(path);
-      }
+      std::error_code error;
+      const fs::path directory =
+          fs::is_directory(path, error) ? fs::path(path) : fs::path(path).parent_path();
+      if (::access(directory.c_str(), W_OK | X_OK) != 0) say(path);
     }
     ::_exit(0);
   }
@@ -172,17 +173,24 @@ Expected<void> AssumePluginIdentity(const PluginIdentity& identity) {
 }
 
 Expected<ScratchDirectory> ScratchDirectory::Create(const PluginIdentity& identity) {
-  // /tmp first: every user can reach it, whatever sectl's TMPDIR is.
-  std::string base = "/tmp";
-  struct stat tmp {};
-  if (::stat(base.c_str(), &tmp) != 0 || !S_ISDIR(tmp.st_mode)) {
-    const char* tmpdir = std::getenv("TMPDIR");
-    base = tmpdir && *tmpdir ? tmpdir : ".";
+  // /tmp first: every user can reach it, whatever sectl's TMPDIR is. Inside
+  // a plugin's process (a check's own probe processes) /tmp is read-only,
+  // and TMPDIR is that process's scratch directory.
+  std::vector<std::string> bases{"/tmp"};
+  if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir != nullptr && *tmpdir != '\0') {
+    bases.emplace_back(tmpdir);
   }
-  std::string pattern = base + "/sectl-scratch-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) {
+  std::string pattern;
+  int error = 0;
+  for (const std::string& base : bases) {
+    pattern = base + "/sectl-scratch-XXXXXX";
+    if (::mkdtemp(pattern.data()) != nullptr) break;
+    error = errno;
+    pattern.clear();
+  }
+  if (pattern.empty()) {
     return Fail(ErrorCode::kInternal, fmt::format("cannot create a scratch directory in {}: {}",
-                                                  base, strerrorname_np(errno)));
+                                                  bases.back(), strerrorname_np(error)));
   }
   ScratchDirectory scratch(pattern);
   if (identity.switch_user && ::chown(pattern.c_str(), identity.uid, identity.gid) != 0) {
