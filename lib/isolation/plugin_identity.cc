@@ -43,6 +43,30 @@ std::pair<uid_t, gid_t> Nobody() {
   return {kFallbackNobodyUid, kFallbackNobodyGid};
 }
 
+// The accelerators' device nodes on this machine (GPUs and other
+// accelerators, whatever their vendor): a plugin must be able to open
+// them, and they are often only for root and a group ("render", "video").
+std::vector<std::string> AcceleratorDeviceNodes() {
+  std::vector<std::string> nodes;
+  std::error_code error;
+  auto add_if_device = [&](const fs::path& path) {
+    struct stat status {};
+    if (::stat(path.c_str(), &status) == 0 && S_ISCHR(status.st_mode)) {
+      nodes.push_back(path.string());
+    }
+  };
+  for (const char* directory : {"/dev/dri", "/dev/accel"}) {
+    for (const auto& entry : fs::directory_iterator(directory, error)) add_if_device(entry.path());
+  }
+  for (const auto& entry : fs::directory_iterator("/dev", error)) {
+    const std::string name = entry.path().filename().string();
+    for (const char* prefix : {"nvidia", "kfd", "dxg", "davinci", "hl", "vfio"}) {
+      if (name.starts_with(prefix)) add_if_device(entry.path());
+    }
+  }
+  return nodes;
+}
+
 // Whether `uid`/`gid` may access every path as asked, tried for real by a
 // short-lived child that becomes that user: the kernel's own answer, ACLs
 // and all. The first path it may not access, or empty.
@@ -63,6 +87,9 @@ std::string FirstInaccessible(uid_t uid, gid_t gid, const std::vector<std::strin
     };
     for (const std::string& path : readable) {
       if (::access(path.c_str(), R_OK) != 0) say(path);
+    }
+    for (const std::string& node : AcceleratorDeviceNodes()) {
+      if (::access(node.c_str(), R_OK | W_OK) != 0) say(node);
     }
     // Its directory, where a file is replaced by a rename (file_system_view.h).
     for (const std::string& path : writable) {

@@ -6,9 +6,11 @@
 // every root-owned file (a cgroup's freezer, root's secrets), so the plugin
 // runs as the unprivileged user "nobody" instead. That user must be able to
 // read the plugin and the files it names (the validation layer's wrapped
-// plugin, a TVM core) and write where the validation layer reports; where
-// it cannot (a plugin under a private directory such as /root), the plugin
-// stays uid 0 without capabilities, and the report says why.
+// plugin, a TVM core), write where the validation layer reports, and open
+// the machine's accelerators (/dev/dri, /dev/kfd, /dev/nvidia*, ..., often
+// root's and a group's only); where it cannot (a plugin under a private
+// directory such as /root, a GPU only the "render" group may open), the
+// plugin stays uid 0 without capabilities, and the report says why.
 //
 // Every plugin process also gets a scratch directory of its own: its
 // working directory and TMPDIR, on a size-limited tmpfs private to its
