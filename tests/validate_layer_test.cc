@@ -474,7 +474,12 @@ TEST(ValidateLayerReport, IsWrittenWhenManyThreadsCrashAtOnce) {
   for (int run_number = 0; run_number < 3; ++run_number) {
     const TemporaryDirectory directory("sectl-validate-test-");
     const CommandResult run = RunMisuseHost("crash-in-many-threads", directory);
+#if defined(SECTL_SANITIZED)
+    // The host's sanitizer ends it (exit 1) after the layer's handler.
+    EXPECT_NE(run.exit_code, 0) << run.err;
+#else
     EXPECT_EQ(run.term_signal, SIGSEGV) << run.err;
+#endif
     const std::vector<json> reports = ReadReports(directory.path());
     ASSERT_EQ(reports.size(), 1U) << run.err;
     EXPECT_EQ(reports[0]["ended"], "signal SIGSEGV");
