@@ -491,5 +491,25 @@ TEST(TraceReader, NamesTheFileInErrors) {
       << directory_read.error().message();
 }
 
+// Version 2 added the record of the call in flight at a crash: read from a
+// version 2 file, refused in a version 1 file, whose kinds end at 2.
+TEST(TraceFormat, CallInFlightRecordsBelongToVersionTwo) {
+  TraceRecord in_flight;
+  in_flight.kind = RecordKind::kCallInFlight;
+  in_flight.sequence = 7;
+  in_flight.function = abi::PluginFunction::kCreateStream;
+  const Trace trace = DecodeOrFail(EncodeTrace(SomeHeader(), {in_flight}));
+  ASSERT_EQ(trace.records.size(), 1U);
+  EXPECT_EQ(trace.records[0].kind, RecordKind::kCallInFlight);
+
+  std::vector<std::byte> version_one = HandWrittenHeader({"SE_InitPlugin"}, 1);
+  version_one.push_back(std::byte{3});  // kCallInFlight
+  AppendVarint(0, version_one);         // no fields
+  const auto refused = DecodeTrace(version_one);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message().find("unknown record kind 3"), std::string::npos)
+      << refused.error().message();
+}
+
 }  // namespace
 }  // namespace sectl::trace

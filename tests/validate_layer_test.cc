@@ -316,7 +316,15 @@ INSTANTIATE_TEST_SUITE_P(
                       PluginFault{"create_event_error_with_handle",
                                   "status.error_with_handle",
                                   "SP_StreamExecutor.create_event",
-                                  {"--filter", "event.completes_when_reached"}}),
+                                  {"--filter", "event.completes_when_reached"}},
+                      // The copy inside the large block, past the nested one, is
+                      // the host's correct use: no memory.range_outside_allocation
+                      // (the test's check that nothing blames the host).
+                      PluginFault{"nested_allocation",
+                                  "memory.allocation_overlaps",
+                                  "SP_StreamExecutor.allocate",
+                                  {},
+                                  "copy-inside-overlapped-allocation"}),
     [](const auto& info) { return info.param.fault; });
 
 // ---- Host-side findings ----------------------------------------------------
@@ -362,7 +370,11 @@ INSTANTIATE_TEST_SUITE_P(
         HostMisuse{"device-arg-in-host-memory", "memory.device_pointer_in_host_memory"},
         HostMisuse{"deallocate-unknown", "memory.deallocate_unknown"},
         HostMisuse{"deallocate-twice", "memory.deallocate_twice"},
-        HostMisuse{"leak-at-teardown", "memory.leaked_at_teardown"}),
+        HostMisuse{"leak-at-teardown", "memory.leaked_at_teardown"},
+        HostMisuse{"null-status", "status.null_from_host"},
+        HostMisuse{"deallocate-on-other-device", "memory.deallocate_on_other_device"},
+        HostMisuse{"use-device-after-destroy", "device.used_after_destroy"},
+        HostMisuse{"stream-outlives-device", "handle.outlived_device"}),
     [](const auto& info) {
       std::string name = info.param.scenario;
       std::replace(name.begin(), name.end(), '-', '_');
@@ -509,6 +521,72 @@ TEST(ValidateLayerReport, IsWrittenWhenThePluginCrashes) {
   ASSERT_NE(crashed, endings.end()) << ::testing::PrintToString(endings);
   // As the schema documents it: "signal SIGSEGV".
   EXPECT_EQ(*crashed, "signal SIGSEGV");
+}
+
+// A plugin that aborts in create_stream (TensorFlow cannot use it): the
+// report names the call in flight, the trace holds it, and a replay issues
+// it again, crashing where the recording did; a fixed build returns.
+TEST(ValidateLayerReport, NamesTheCallInFlightAtACrashAndTheTraceReplaysIt) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const std::filesystem::path trace = directory.path() / "crash.trace";
+  const CommandResult run =
+      RunMisuseHost("well-behaved", directory, {"SECTL_VALIDATE_TRACE=" + trace.string()}, true,
+                    FaultyPlugin("create_stream_aborts"));
+  EXPECT_NE(run.exit_code, 0) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  EXPECT_EQ(reports[0]["ended"], "signal SIGABRT");
+  const json crashed = FindingWithId(reports, "api.crashed_in_call");
+  ASSERT_FALSE(crashed.is_null()) << Describe(AllFindings(reports));
+  EXPECT_EQ(crashed["function"], "SP_StreamExecutor.create_stream");
+  EXPECT_EQ(crashed["fault"], "plugin");
+
+  const CommandResult shown = RunSectl({"trace", "show", trace.string(), "--format", "json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const json summary = json::parse(shown.out);
+  ASSERT_TRUE(summary["crashed_in"].is_object()) << shown.out;
+  EXPECT_EQ(summary["crashed_in"]["function"], "SP_StreamExecutor.create_stream");
+
+  const CommandResult again = RunSectl(
+      {"replay", trace.string(), FaultyPlugin("create_stream_aborts"), "--format", "json"});
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_EQ(json::parse(again.out)["outcome"], "crashed") << again.out;
+  EXPECT_NE(again.out.find("create_stream"), std::string::npos) << again.out;
+
+  const CommandResult fixed = RunSectl({"replay", trace.string(), CpuPlugin(), "--format", "json"});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
+  EXPECT_NE(fixed.out.find("crashed in SP_StreamExecutor.create_stream"), std::string::npos)
+      << fixed.out;
+}
+
+// Registration that fails, crashes, or never starts because the vendor's
+// library crashes while it loads: each leaves a report saying so.
+TEST(ValidateLayerReport, IsWrittenWhenRegistrationFails) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run =
+      RunMisuseHost("well-behaved", directory, {}, true, FaultyPlugin("init_fails"));
+  EXPECT_EQ(run.exit_code, 3) << run.err;  // the host's SE_InitPlugin step failed
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  const std::string ended = reports[0]["ended"];
+  EXPECT_EQ(ended.rfind("SE_InitPlugin failed: ", 0), 0U) << ended;
+  EXPECT_NE(ended.find("no device driver is loaded"), std::string::npos) << ended;
+}
+
+TEST(ValidateLayerReport, IsWrittenWhenRegistrationOrLoadingCrashes) {
+  for (const std::string fault : {"init_crashes", "constructor_crashes"}) {
+    SCOPED_TRACE(fault);
+    const TemporaryDirectory directory("sectl-validate-test-");
+    const CommandResult run =
+        RunMisuseHost("well-behaved", directory, {}, true, FaultyPlugin(fault));
+    EXPECT_NE(run.exit_code, 0) << run.err;
+    const std::vector<json> reports = ReadReports(directory.path());
+    ASSERT_EQ(reports.size(), 1U) << run.err;
+    EXPECT_EQ(reports[0]["ended"], "signal SIGSEGV");
+    const json crashed = FindingWithId(reports, "api.crashed_in_call");
+    ASSERT_FALSE(crashed.is_null()) << Describe(AllFindings(reports));
+    EXPECT_EQ(crashed["function"], "SE_InitPlugin");
+  }
 }
 
 // ---- Configuration, exports, stderr ---------------------------------------

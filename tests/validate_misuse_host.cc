@@ -81,13 +81,19 @@ class Host {
   // and last the platform's function table.
   void TearDown() {
     for (int ordinal = device_count_ - 1; ordinal >= 0; --ordinal) {
-      platform_fns_.destroy_device(&platform_, &devices_.at(ordinal));
+      if (!destroyed_.at(ordinal)) platform_fns_.destroy_device(&platform_, &devices_.at(ordinal));
     }
     platform_fns_.destroy_device_fns(&platform_, &device_fns_);
     platform_fns_.destroy_stream_executor(&platform_, &stream_executor_);
     platform_fns_.destroy_timer_fns(&platform_, &timer_fns_);
     params_.destroy_platform(&platform_);
     params_.destroy_platform_fns(&platform_fns_);
+  }
+
+  // Destroys device `ordinal` now; TearDown leaves it alone.
+  void DestroyDevice(int ordinal) {
+    platform_fns_.destroy_device(&platform_, &devices_.at(ordinal));
+    destroyed_.at(ordinal) = true;
   }
 
   const SP_StreamExecutor& se() const { return stream_executor_; }
@@ -201,6 +207,7 @@ class Host {
   SP_StreamExecutor stream_executor_{};
   SP_TimerFns timer_fns_{};
   std::array<SP_Device, 2> devices_{};
+  std::array<bool, 2> destroyed_{};
   int device_count_ = 0;
 };
 
@@ -560,6 +567,64 @@ bool EnqueueWhileSynchronising(Host& host) {
                 "a host callback did not run by the final synchronisation");
 }
 
+// A null TF_Status where the plugin reports its result: the layer gives the
+// plugin one of its own, so the stream is created, tracked, used and
+// destroyed like any other (no handle.unknown after it).
+bool NullStatus(Host& host) {
+  SP_Stream stream = nullptr;
+  host.se().create_stream(host.device(0), &stream, nullptr);
+  if (stream == nullptr) HostStepFailed("create_stream", "no stream with a null status");
+  host.se().create_stream_dependency(host.device(0), stream, stream, host.status());
+  host.ExpectOk("create_stream_dependency");
+  host.se().block_host_until_done(host.device(0), stream, host.status());
+  host.ExpectOk("block_host_until_done");
+  host.se().destroy_stream(host.device(0), stream);
+  return true;
+}
+
+// Device 0's memory deallocated on device 1: not passed on; then freed
+// where it belongs, so nothing leaks.
+bool DeallocateOnOtherDevice(Host& host) {
+  if (host.device_count() < 2) HostStepFailed("deallocate-on-other-device", "needs two devices");
+  SP_DeviceMemoryBase memory = host.Allocate(0, kSmall);
+  host.Deallocate(1, memory.opaque);
+  host.Deallocate(0, memory.opaque);
+  return true;
+}
+
+// An allocation on device 0 after the host destroyed it: not passed on.
+bool UseDeviceAfterDestroy(Host& host) {
+  host.DestroyDevice(0);
+  SP_DeviceMemoryBase memory{};
+  memory.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
+  host.se().allocate(host.device(0), kSmall, /*memory_space=*/0, &memory);
+  return memory.opaque == nullptr;
+}
+
+// A stream never destroyed before its device.
+bool StreamOutlivesDevice(Host& host) {
+  (void)host.NewStream(0);
+  return true;
+}
+
+// With a plugin that nests a small allocation inside a large one
+// (faulty_nested_allocation): a copy inside the large one, past the small
+// one, is the host's correct use of the large one, not a range in no
+// allocation.
+bool CopyInsideOverlappedAllocation(Host& host) {
+  constexpr uint64_t kLarge = 4096;
+  SP_DeviceMemoryBase large = host.Allocate(0, kLarge);
+  SP_DeviceMemoryBase small = host.Allocate(0, kSmall);
+  std::array<unsigned char, kSmall> bytes{};
+  bytes.fill(0x5a);
+  SP_DeviceMemoryBase inside = DeviceRange(static_cast<char*>(large.opaque) + 1024, kSmall);
+  host.se().sync_memcpy_htod(host.device(0), &inside, bytes.data(), kSmall, host.status());
+  host.ExpectOk("sync_memcpy_htod inside the large allocation");
+  host.Deallocate(0, small.opaque);
+  host.Deallocate(0, large.opaque);
+  return true;
+}
+
 // ---- crash-in-many-threads and terminated: how a process ends --------------
 
 // Sixteen threads fault at the same moment, after a correct sequence of
@@ -608,6 +673,11 @@ constexpr std::array kScenarios{
     Scenario{"deallocate-unknown", DeallocateUnknown},
     Scenario{"deallocate-twice", DeallocateTwice},
     Scenario{"leak-at-teardown", LeakAtTeardown},
+    Scenario{"null-status", NullStatus},
+    Scenario{"deallocate-on-other-device", DeallocateOnOtherDevice},
+    Scenario{"use-device-after-destroy", UseDeviceAfterDestroy},
+    Scenario{"stream-outlives-device", StreamOutlivesDevice},
+    Scenario{"copy-inside-overlapped-allocation", CopyInsideOverlappedAllocation},
     Scenario{"well-behaved", WellBehaved},
     Scenario{"poll-event", PollEvent},
     Scenario{"two-holders-of-one-stream", TwoHoldersOfOneStream},

@@ -69,8 +69,23 @@ class Replayer {
       if (stopped_) break;
       const TraceRecord& record = trace_.records[index];
       if (record.kind == RecordKind::kEnd) break;
-      if (record.kind != RecordKind::kCall) continue;
+      if (record.kind != RecordKind::kCall && record.kind != RecordKind::kCallInFlight) continue;
       progress_.record_in_progress.store(static_cast<int64_t>(index), std::memory_order_release);
+      if (record.kind == RecordKind::kCallInFlight) {
+        // The call the recorded process crashed in: issued again, so that
+        // a build that still crashes there crashes here too (the child's
+        // crash names this record); its results were never recorded, so
+        // there is nothing to compare them with.
+        comparing_ = false;
+        Replay(index, record);
+        comparing_ = true;
+        Note(
+            fmt::format("the recorded process crashed in {} (record {}); this build returned "
+                        "from it",
+                        abi::QualifiedName(record.function), index));
+        progress_.records_done.fetch_add(1, std::memory_order_release);
+        continue;
+      }
       Replay(index, record);
       progress_.records_done.fetch_add(1, std::memory_order_release);
     }
@@ -95,6 +110,7 @@ class Replayer {
   // ---- reporting -----------------------------------------------------------
 
   void Diverge(size_t index, std::string what) {
+    if (!comparing_) return;
     const TraceRecord& record = trace_.records[index];
     ++report_.divergence_count;
     progress_.divergences.fetch_add(1, std::memory_order_release);
@@ -855,6 +871,7 @@ class Replayer {
   ReplayProgress& progress_;
   ReplayReport report_;
   bool stopped_ = false;
+  bool comparing_ = true;  // false while replaying a call whose results were never recorded
   bool platform_failed_ = false;
   bool platform_destroyed_ = false;
   ShadowMemory shadow_;

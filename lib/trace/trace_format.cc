@@ -257,6 +257,7 @@ class TraceDecoder {
                   fmt::format("byte {}: trace format version 0 does not exist", kVersionOffset));
     }
     header.format_version = version;
+    version_ = version;
     position_ = kHeaderFieldsOffset;
     return {};
   }
@@ -377,7 +378,9 @@ class TraceDecoder {
   Outcome ReadRecord(RecordContext& previous, TraceRecord& record) {
     const size_t record_start = position_;
     const auto kind = std::to_integer<uint8_t>(bytes_[position_++]);
-    if (kind > static_cast<uint8_t>(RecordKind::kEnd)) {
+    // Version 2 added the record of a call in flight at a crash.
+    const RecordKind last_kind = version_ >= 2 ? RecordKind::kCallInFlight : RecordKind::kEnd;
+    if (kind > static_cast<uint8_t>(last_kind)) {
       return Malformed(record_start, fmt::format("unknown record kind {}", kind));
     }
     record.kind = static_cast<RecordKind>(kind);
@@ -511,6 +514,7 @@ class TraceDecoder {
 
   std::span<const std::byte> bytes_;
   size_t position_ = 0;
+  uint32_t version_ = kTraceFormatVersion;  // the file's, once its header is read
   std::optional<Error> error_;
   std::vector<std::optional<abi::PluginFunction>> functions_;
   std::vector<std::string> function_names_;

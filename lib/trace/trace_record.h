@@ -37,6 +37,9 @@ enum class RecordKind : uint8_t {
   kCall,         // the host called a plugin function; it returned
   kCallbackRan,  // the plugin ran a host callback (host_callback's)
   kEnd,          // the traced process ended its use of the plugin cleanly
+  // The host called a plugin function and the process died of a fatal
+  // signal on that thread before it returned: its results are unknown.
+  kCallInFlight,
 };
 
 // One event of the trace. Which fields mean something depends on the

@@ -133,6 +133,7 @@ std::string FunctionText(const TraceRecord& record) {
     case RecordKind::kEnd:
       return "(end of use)";
     case RecordKind::kCall:
+    case RecordKind::kCallInFlight:
       break;
   }
   return std::string(abi::QualifiedName(record.function));
@@ -146,6 +147,8 @@ std::string_view KindText(RecordKind kind) {
       return "callback_ran";
     case RecordKind::kEnd:
       return "end";
+    case RecordKind::kCallInFlight:
+      return "call_in_flight";
   }
   return "unknown";
 }
@@ -279,6 +282,7 @@ TraceSummary SummarizeTrace(const Trace& trace, size_t timeline_length) {
       ++summary.callbacks_ran;
       continue;
     }
+    if (record.kind == RecordKind::kCallInFlight) summary.crashed_in = record;
     ++summary.calls;
     ++thread_calls[record.thread];
     auto& function = functions[record.function];
@@ -353,6 +357,13 @@ std::string RenderTraceSummaryText(const TraceSummary& summary) {
                  summary.records, summary.calls, summary.threads.size(),
                  summary.threads.size() == 1 ? "" : "s", summary.callbacks_ran,
                  Duration(summary.span_ns));
+  if (summary.crashed_in) {
+    fmt::format_to(
+        std::back_inserter(out),
+        "crashed: the traced process died of a fatal signal in {} (call {}, thread {})\n",
+        abi::QualifiedName(summary.crashed_in->function), summary.crashed_in->sequence,
+        summary.crashed_in->thread);
+  }
   if (summary.truncated) {
     out += "truncated: the trace ends inside a record (the traced process died while writing)\n";
   } else if (!summary.ended) {
@@ -406,6 +417,13 @@ nlohmann::ordered_json TraceSummaryToJson(const TraceSummary& summary) {
   json["calls"] = summary.calls;
   json["truncated"] = summary.truncated;
   json["ended"] = summary.ended;
+  if (summary.crashed_in) {
+    json["crashed_in"] = {{"function", abi::QualifiedName(summary.crashed_in->function)},
+                          {"sequence", summary.crashed_in->sequence},
+                          {"thread", summary.crashed_in->thread}};
+  } else {
+    json["crashed_in"] = nullptr;
+  }
   json["span_ns"] = summary.span_ns;
   json["functions"] = ordered_json::array();
   for (const auto& function : summary.functions) {

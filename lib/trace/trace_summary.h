@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,10 @@ struct TraceSummary {
   uint64_t records = 0;
   uint64_t calls = 0;
   bool truncated = false;
-  bool ended = false;                      // an end record: the process finished with the plugin
+  bool ended = false;  // an end record: the process finished with the plugin
+  // The call in flight when the traced process crashed (a kCallInFlight
+  // record), if it did.
+  std::optional<TraceRecord> crashed_in;
   uint64_t span_ns = 0;                    // from the first call's start to the last return
   std::vector<FunctionSummary> functions;  // most called first
   BytesMoved bytes;

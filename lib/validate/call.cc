@@ -12,15 +12,34 @@
 
 namespace sectl::validate {
 
+namespace {
+
+// Pthread keys, not thread_local: this library is dlopen'ed, so
+// thread_local would be dynamic TLS, whose bookkeeping LeakSanitizer
+// (clang 14, glibc 2.36) misreads and crashes on at exit.
+pthread_key_t NewThreadKey() {
+  pthread_key_t created{};
+  ::pthread_key_create(&created, nullptr);
+  return created;
+}
+
+pthread_key_t InFlightKey() {
+  static const pthread_key_t key = NewThreadKey();
+  return key;
+}
+
+}  // namespace
+
+InFlight::InFlight(Call& call) : outer_(::pthread_getspecific(InFlightKey())) {
+  ::pthread_setspecific(InFlightKey(), &call);
+}
+
+InFlight::~InFlight() { ::pthread_setspecific(InFlightKey(), outer_); }
+
+Call* InFlightOnThisThread() { return static_cast<Call*>(::pthread_getspecific(InFlightKey())); }
+
 uint32_t ThisThreadNumber() {
-  // A pthread key, not thread_local: this library is dlopen'ed, so
-  // thread_local would be dynamic TLS, whose bookkeeping LeakSanitizer
-  // (clang 14, glibc 2.36) misreads and crashes on at exit.
-  static const pthread_key_t key = [] {
-    pthread_key_t created{};
-    ::pthread_key_create(&created, nullptr);
-    return created;
-  }();
+  static const pthread_key_t key = NewThreadKey();
   static std::atomic<uint32_t> next_number{1};
   auto number = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(::pthread_getspecific(key)));
   if (number == 0) {
@@ -35,10 +54,29 @@ Call::Call(abi::PluginFunction function, const SP_Device* device, trace::RecordK
     : layer_(Layer::Get()) {
   record_.kind = kind;
   record_.function = function;
-  record_.device = device != nullptr ? device->ordinal : -1;
+  // A device the host created through the layer is known by its address:
+  // once destroyed, its struct may be freed memory, not to be read.
+  const std::optional<DeviceState> known =
+      device != nullptr ? layer_.objects().FindDevice(device) : std::nullopt;
+  record_.device = known ? known->ordinal : device != nullptr ? device->ordinal : -1;
   record_.sequence = layer_.NextSequence();
   record_.thread = ThisThreadNumber();
   if (layer_.tracing()) record_.start_ns = layer_.Now();
+  if (known && !known->live && kind == trace::RecordKind::kCall) {
+    const std::string what = fmt::format("device {} ({}) was destroyed before this call",
+                                         known->ordinal, static_cast<const void*>(device));
+    Raise(FindingKind::kDeviceUsedAfterDestroy, what);
+    Withhold(what);
+  }
+}
+
+TF_Status* Call::SubstituteForNullStatus() {
+  if (!substitute_status_) {
+    Raise(FindingKind::kStatusNullFromHost,
+          fmt::format("the host passed a null TF_Status to {}", abi::QualifiedName(function())));
+    substitute_status_.reset(TF_NewStatus());
+  }
+  return substitute_status_.get();
 }
 
 Call::~Call() {

@@ -5,10 +5,12 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "abi/plugin_functions.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+#include "tensorflow/c/tf_status.h"
 #include "trace/trace_record.h"
 #include "validate/finding_catalog.h"
 
@@ -47,6 +49,12 @@ class Call {
   bool withheld() const { return !withheld_.empty(); }
   const std::string& withheld_reason() const { return withheld_; }
 
+  // The host passed a null TF_Status: raises status.null_from_host and
+  // returns a status of the layer's for the plugin to write to, kept until
+  // the call ends, so the plugin survives and the layer still reads what
+  // it answered.
+  TF_Status* SubstituteForNullStatus();
+
   abi::PluginFunction function() const { return record_.function; }
   int32_t device() const { return record_.device; }
   uint64_t sequence() const { return record_.sequence; }
@@ -63,10 +71,32 @@ class Call {
 
   Layer& layer_;
   trace::TraceRecord record_;
+  struct StatusDeleter {
+    void operator()(TF_Status* status) const { TF_DeleteStatus(status); }
+  };
+
   std::array<KeptArgument, 8> arguments_{};
   size_t argument_count_ = 0;
   std::string withheld_;
+  std::unique_ptr<TF_Status, StatusDeleter> substitute_status_;
 };
+
+// While the plugin runs a call on this thread: that call, so that a fatal
+// signal on the thread names it (Layer::OnFatalSignal). Nested calls (a
+// host callback that calls the plugin again) restore the outer one.
+class InFlight {
+ public:
+  explicit InFlight(Call& call);
+  ~InFlight();
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+
+ private:
+  void* outer_;
+};
+
+// The call in flight on this thread, or null.
+Call* InFlightOnThisThread();
 
 // The calling thread's number: 1, 2, ... in order of first call.
 uint32_t ThisThreadNumber();

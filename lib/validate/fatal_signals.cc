@@ -50,6 +50,13 @@ void OnFatalSignal(int signal, siginfo_t* info, void* /*context*/) {
     crash_report_written.store(true);
   } else if (none != self) {
     WaitForTheCrashReport();
+  } else if (crash_report_written.load()) {
+    // Back on the writer's thread after the report: a handler the plugin
+    // installed over the layer's has chained back to it. The default
+    // action ends the process instead of going round again.
+    ::signal(signal, SIG_DFL);
+    if (info == nullptr || info->si_code <= 0) ::raise(signal);
+    return;
   }
   // The writer's own crash while writing (none == self) goes straight on:
   // the report is lost, but the process still ends as the crash would.
@@ -87,23 +94,29 @@ void OnTerminationSignal(int signal, siginfo_t* info, void* context) {
 }  // namespace
 
 void InstallFatalSignalHandlers() {
-  static std::once_flag installed;
-  std::call_once(installed, [] {
-    for (size_t i = 0; i < kFatalSignals.size(); ++i) {
-      struct sigaction action {};
-      action.sa_sigaction = OnFatalSignal;
-      sigemptyset(&action.sa_mask);
-      action.sa_flags = SA_SIGINFO | SA_NODEFER;
-      ::sigaction(kFatalSignals[i], &action, &previous_fatal[i]);
-    }
-    for (size_t i = 0; i < kTerminationSignals.size(); ++i) {
-      struct sigaction action {};
-      action.sa_sigaction = OnTerminationSignal;
-      sigemptyset(&action.sa_mask);
-      action.sa_flags = SA_SIGINFO | SA_RESTART;
-      ::sigaction(kTerminationSignals[i], &action, &previous_termination[i]);
-    }
-  });
+  // Installed before the vendor's library loads and again after it has
+  // registered: a handler the plugin installed meanwhile then comes after
+  // the layer's, which chains to it. Where the layer's is still in place
+  // nothing changes, so the chain never points at itself.
+  static std::mutex installing;
+  const std::lock_guard lock(installing);
+  const auto install = [](int signal, void (*handler)(int, siginfo_t*, void*), int flags,
+                          struct sigaction& previous) {
+    struct sigaction current {};
+    ::sigaction(signal, nullptr, &current);
+    if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == handler) return;
+    struct sigaction action {};
+    action.sa_sigaction = handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_SIGINFO | flags;
+    ::sigaction(signal, &action, &previous);
+  };
+  for (size_t i = 0; i < kFatalSignals.size(); ++i) {
+    install(kFatalSignals[i], OnFatalSignal, SA_NODEFER, previous_fatal[i]);
+  }
+  for (size_t i = 0; i < kTerminationSignals.size(); ++i) {
+    install(kTerminationSignals[i], OnTerminationSignal, SA_RESTART, previous_termination[i]);
+  }
 }
 
 }  // namespace sectl::validate

@@ -10,7 +10,8 @@
 
 namespace sectl::validate {
 
-// Installs the handlers once per process.
+// Installs the handlers where they are not the current ones (see the
+// definition: called before the vendor loads and after it registers).
 void InstallFatalSignalHandlers();
 
 }  // namespace sectl::validate

@@ -25,6 +25,13 @@ constexpr std::array<FindingInfo, static_cast<size_t>(kCount)> kCatalogue{{
     {kStreamDestroyedWithPendingWork, "stream.destroyed_with_pending_work", kWarning, kHost,
      "A stream was destroyed with work enqueued since it was last synchronised, or with host "
      "callbacks not yet run."},
+    {kHandleOutlivedDevice, "handle.outlived_device", kWarning, kHost,
+     "Streams, events or timers created on a device were still live when the host destroyed "
+     "that device: the plugin may free what they hold with it, and any later use of them is a "
+     "use after free."},
+    {kDeviceUsedAfterDestroy, "device.used_after_destroy", kError, kHost,
+     "A call named a device the host had already destroyed (destroy_device); the call was not "
+     "passed on to the plugin."},
     {kRangeOutsideAllocation, "memory.range_outside_allocation", kError, kHost,
      "A device memory range of a copy or fill is not inside any live device allocation."},
     {kHostPointerInDeviceMemory, "memory.host_pointer_in_device_memory", kError, kHost,
@@ -40,6 +47,10 @@ constexpr std::array<FindingInfo, static_cast<size_t>(kCount)> kCatalogue{{
      "Allocations were still live when their device or platform was destroyed."},
     {kAllocationOverlaps, "memory.allocation_overlaps", kError, kPlugin,
      "The plugin returned an allocation that overlaps another live allocation."},
+    {kDeallocateOnOtherDevice, "memory.deallocate_on_other_device", kError, kHost,
+     "Memory was deallocated on a device other than the one that allocated it; the "
+     "deallocation was not passed on to the plugin (its other device's allocator would free "
+     "what it never handed out), so the allocation stays live."},
     {kCallbackCalledTwice, "callback.called_twice", kError, kPlugin,
      "The plugin called a host callback a second time; TensorFlow frees the callback's "
      "context on the first call (use after free)."},
@@ -56,6 +67,14 @@ constexpr std::array<FindingInfo, static_cast<size_t>(kCount)> kCatalogue{{
      "ever destroys it depends on the TensorFlow version."},
     {kExceptionEscaped, "api.exception_escaped", kError, kPlugin,
      "A C++ exception left a plugin function across the C API."},
+    {kStatusNullFromHost, "status.null_from_host", kError, kHost,
+     "The host passed a null TF_Status to a function that reports through one; the plugin "
+     "would write its result through that null pointer. The layer gave the plugin a status of "
+     "its own for the call."},
+    {kCrashedInCall, "api.crashed_in_call", kError, kPlugin,
+     "The process received a fatal signal on a thread that was inside a plugin function: the "
+     "call named is the one in flight when it crashed (the layer passes on only calls it has "
+     "not proven invalid)."},
     {kStructSizeZero, "struct_size.zero", kError, kPlugin,
      "The plugin left a struct_size of 0; every released TensorFlow since 2.5 rejects the "
      "plugin."},

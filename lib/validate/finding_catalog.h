@@ -16,6 +16,9 @@ enum class FindingKind : uint8_t {
   kHandleUnknown,
   kHandleWrongDevice,
   kStreamDestroyedWithPendingWork,
+  kHandleOutlivedDevice,
+  // Devices.
+  kDeviceUsedAfterDestroy,
   // Memory.
   kRangeOutsideAllocation,
   kHostPointerInDeviceMemory,
@@ -24,6 +27,7 @@ enum class FindingKind : uint8_t {
   kDeallocateTwice,
   kLeakedAtTeardown,
   kAllocationOverlaps,
+  kDeallocateOnOtherDevice,
   // Host callbacks.
   kCallbackCalledTwice,
   kCallbackNotRunBySync,
@@ -32,6 +36,8 @@ enum class FindingKind : uint8_t {
   kStatusOkWithoutHandle,
   kStatusErrorWithHandle,
   kExceptionEscaped,
+  kStatusNullFromHost,
+  kCrashedInCall,
   // Struct sizes.
   kStructSizeZero,
   kStructSizeDiffers,

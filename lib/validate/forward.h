@@ -51,16 +51,29 @@ void FailStatusArgument(TF_Code code, const std::string& message, Args... args) 
       ...);
 }
 
+// A null TF_Status the host passed becomes the call's substitute: the
+// plugin writes there, and a wrapper that passed its own variable reads
+// what the plugin answered.
+template <typename Arg>
+void SubstituteNullStatus(Call& call, Arg& argument) {
+  if constexpr (std::is_same_v<Arg, TF_Status*>) {
+    if (argument == nullptr) argument = call.SubstituteForNullStatus();
+  }
+}
+
 }  // namespace detail
 
 // Calls the vendor's `Member` with `args`. On an exception: a finding, an
 // INTERNAL status in the call's TF_Status if it has one, and a zero result.
 // A call the layer withheld (Call::Withhold) is not passed on: its status,
 // where it has one, is INVALID_ARGUMENT saying why, and its result is zero
-// (no handle, false, SE_EVENT_UNKNOWN, 0 ns).
+// (no handle, false, SE_EVENT_UNKNOWN, 0 ns). A null TF_Status from the
+// host is replaced by one of the layer's (Call::SubstituteForNullStatus),
+// in the wrapper's own variable too.
 template <auto Member, typename... Args>
-OriginalResult<Member> Forward(Call& call, Args... args) {
+OriginalResult<Member> Forward(Call& call, Args&&... args) {
   using Result = OriginalResult<Member>;
+  (detail::SubstituteNullStatus(call, args), ...);
   if (call.withheld()) {
     detail::FailStatusArgument(
         TF_INVALID_ARGUMENT,
@@ -75,6 +88,7 @@ OriginalResult<Member> Forward(Call& call, Args... args) {
   const auto original = Original<Member>();
   std::string what;
   try {
+    const InFlight in_flight(call);
     return original(args...);
   } catch (const std::exception& exception) {
     what = exception.what();

@@ -126,11 +126,19 @@ void* Layer::VendorSymbol(const char* name) {
 }
 
 void Layer::InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status) {
+  // Before the vendor's library is loaded: a crash in its constructors or
+  // in its SE_InitPlugin still leaves a report naming the call.
+  InstallFatalSignalHandlers();
   Call call(abi::PluginFunction::kInitPlugin, nullptr);
   call.Address("params", params);
   std::string error;
   InitPluginFunction vendor_init = nullptr;
-  if (LoadVendor(&error)) {
+  bool loaded = false;
+  {
+    const InFlight loading(call);
+    loaded = LoadVendor(&error);
+  }
+  if (loaded) {
     vendor_init = reinterpret_cast<InitPluginFunction>(::dlsym(vendor_, "SE_InitPlugin"));
     if (vendor_init == nullptr) {
       error = fmt::format("the plugin {} exports no SE_InitPlugin", config_.plugin_path);
@@ -141,6 +149,7 @@ void Layer::InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status)
     const std::string message = "sectl-validate: " + error;
     TF_SetStatus(status, TF_FAILED_PRECONDITION, message.c_str());
     call.record().status = TF_FAILED_PRECONDITION;
+    WriteReport("SE_InitPlugin failed: " + error);
     return;
   }
   // The sizes the host pre-filled, before the plugin overwrites them.
@@ -148,13 +157,21 @@ void Layer::InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status)
   const size_t platform_size = HostSize(params->platform);
   const size_t platform_fns_size = HostSize(params->platform_fns);
   try {
+    const InFlight in_flight(call);
     vendor_init(params, status);
   } catch (...) {
     call.Raise(FindingKind::kExceptionEscaped, "SE_InitPlugin threw a C++ exception");
     TF_SetStatus(status, TF_INTERNAL, "sectl-validate: SE_InitPlugin threw a C++ exception");
   }
   call.record().status = TF_GetCode(status);
-  if (TF_GetCode(status) != TF_OK) return;  // the host rejects the plugin; nothing to wrap
+  if (TF_GetCode(status) != TF_OK) {
+    // The host rejects the plugin; nothing to wrap. The report says why, in
+    // case the host gives up now (a later registration rewrites it).
+    const char* message = TF_Message(status);
+    WriteReport(fmt::format("SE_InitPlugin failed: {} {}", static_cast<int>(TF_GetCode(status)),
+                            message != nullptr ? message : ""));
+    return;
+  }
 
   CompareStructSize(call, abi::StructKind::kPlatform, params->platform, platform_size);
   WrapTable(call, abi::StructKind::kPlatformFns, params->platform_fns, platform_fns_size);
@@ -163,6 +180,8 @@ void Layer::InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status)
     platform_name_ = params->platform->name;
   }
   OpenTrace();
+  // Again: a plugin that installed handlers of its own during registration
+  // goes after the layer's, which must see the crash first.
   InstallFatalSignalHandlers();
   // A host may register the plugin more than once (sectl probe does, once
   // per TensorFlow generation): one report at exit is enough.
@@ -239,12 +258,30 @@ void Layer::WriteReport(const std::string& how_ended) {
 }
 
 void Layer::OnFatalSignal(int signal) {
+  crashing_.store(true);
+  const char* abbreviation = sigabbrev_np(signal);  // "SEGV"
+  const std::string name = abbreviation != nullptr ? fmt::format("SIG{}", abbreviation)
+                                                   : fmt::format("signal {}", signal);
+  // The call this thread was making into the plugin: named in the report,
+  // and traced (it never returned, so its record is written here), so that
+  // a replay issues it too.
+  if (Call* in_flight = InFlightOnThisThread()) {
+    in_flight->Raise(FindingKind::kCrashedInCall,
+                     fmt::format("{} while the plugin ran {} (call {} on thread {})", name,
+                                 abi::QualifiedName(in_flight->function()), in_flight->sequence(),
+                                 in_flight->record().thread));
+    if (tracing_) {
+      trace::TraceRecord record = in_flight->record();
+      record.kind = trace::RecordKind::kCallInFlight;
+      record.duration_ns = Now() - record.start_ns;
+      std::unique_lock trace_lock(trace_mutex_, std::try_to_lock);
+      if (trace_lock.owns_lock() && trace_ != nullptr) trace_->Append(record);
+    }
+  }
   // TraceWriter::Flush takes no lock and allocates nothing: safe even when
   // the crash interrupted an Append on this very thread.
   if (tracing_ && trace_ != nullptr) trace_->Flush();
-  const char* name = sigabbrev_np(signal);  // "SEGV"
-  WriteReport(name != nullptr ? fmt::format("signal SIG{}", name)
-                              : fmt::format("signal {}", signal));
+  WriteReport("signal " + name);
 }
 
 void Layer::OnTerminationSignal(int signal) {
@@ -254,7 +291,8 @@ void Layer::OnTerminationSignal(int signal) {
 }
 
 void Layer::AfterError() {
-  if (!config_.abort_on_error) return;
+  // Not while a crash is being reported: that report is the one to write.
+  if (!config_.abort_on_error || crashing_.load()) return;
   SayOnStderr("aborting at the first error (SECTL_VALIDATE_ABORT=1)");
   WriteReport("abort on first error");
   // The layer's own SIGABRT handler would rewrite the report as a crash.

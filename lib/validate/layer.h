@@ -121,6 +121,7 @@ class Layer {
 
   std::mutex report_mutex_;
   bool wrote_final_report_ = false;
+  std::atomic<bool> crashing_{false};  // a fatal signal's report is being written
 };
 
 }  // namespace sectl::validate

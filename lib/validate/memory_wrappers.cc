@@ -46,7 +46,8 @@ uint32_t NoteAllocation(Call& call, const void* base, uint64_t size, bool unifie
 Release NoteDeallocation(Call& call, const char* name, const void* base, bool host) {
   call.Address(name, base);
   uint32_t id = 0;
-  switch (call.layer().objects().Deallocated(base, host, &id)) {
+  int32_t owner = -1;
+  switch (call.layer().objects().Deallocated(base, host, call.device(), &id, &owner)) {
     case Deallocation::kOk:
     case Deallocation::kNull:
       break;
@@ -61,6 +62,12 @@ Release NoteDeallocation(Call& call, const char* name, const void* base, bool ho
                  fmt::format("{} {} was already deallocated; this deallocation was not passed on "
                              "to the plugin",
                              name, base));
+      return {id, false};
+    case Deallocation::kOtherDevice:
+      call.Raise(FindingKind::kDeallocateOnOtherDevice,
+                 fmt::format("{} {} (allocation {}) was allocated on device {}, deallocated on "
+                             "device {}; not passed on to the plugin",
+                             name, base, id, owner, call.device()));
       return {id, false};
   }
   return {id, true};

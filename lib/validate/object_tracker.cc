@@ -55,6 +55,52 @@ const ObjectTracker::Forgotten* ObjectTracker::Recall(uint8_t kind, const void* 
   return nullptr;
 }
 
+void ObjectTracker::DeviceCreated(const SP_Device* device, int32_t ordinal) {
+  if (device == nullptr) return;
+  std::lock_guard lock(mutex_);
+  const size_t used = device_slots_used_.load();
+  for (size_t i = 0; i < used; ++i) {
+    if (devices_[i].address.load() == device) {
+      devices_[i].ordinal.store(ordinal);
+      devices_[i].live.store(true);
+      return;
+    }
+  }
+  if (used == devices_.size()) return;  // a host with more devices: left unchecked
+  devices_[used].ordinal.store(ordinal);
+  devices_[used].live.store(true);
+  devices_[used].address.store(device);
+  device_slots_used_.store(used + 1);  // published last: readers see a whole slot
+}
+
+void ObjectTracker::DeviceDestroyed(const SP_Device* device) {
+  const size_t used = device_slots_used_.load();
+  for (size_t i = 0; i < used; ++i) {
+    if (devices_[i].address.load() == device) devices_[i].live.store(false);
+  }
+}
+
+std::optional<DeviceState> ObjectTracker::FindDevice(const SP_Device* device) const {
+  const size_t used = device_slots_used_.load();
+  for (size_t i = 0; i < used; ++i) {
+    if (devices_[i].address.load(std::memory_order_relaxed) == device) {
+      return DeviceState{devices_[i].ordinal.load(), devices_[i].live.load()};
+    }
+  }
+  return std::nullopt;
+}
+
+std::array<size_t, 3> ObjectTracker::LiveHandlesOn(int32_t device) const {
+  std::lock_guard lock(mutex_);
+  std::array<size_t, 3> live{};
+  for (size_t kind = 0; kind < live.size(); ++kind) {
+    for (const auto& [handle, state] : handles_[kind]) {
+      if (state.live > 0 && CreatedOn(state, device)) ++live[kind];
+    }
+  }
+  return live;
+}
+
 uint32_t ObjectTracker::HandleCreated(HandleKind kind, const void* handle, int32_t device) {
   if (handle == nullptr) return 0;
   std::lock_guard lock(mutex_);
@@ -171,7 +217,10 @@ uint32_t ObjectTracker::Allocated(const AllocationRecord& allocation,
   if (same_base != device_allocations_.end()) {
     // Two live allocations at one address: both frees are the host's due,
     // and either's bytes are the host's to use.
-    if (record.size > 0 || same_base->second.size > 0) *overlapped = same_base->second;
+    if (record.size > 0 || same_base->second.size > 0) {
+      *overlapped = same_base->second;
+      overlaps_seen_ = true;
+    }
     ++same_base->second.duplicates;
     same_base->second.size = std::max(same_base->second.size, record.size);
     return same_base->second.id;
@@ -186,6 +235,7 @@ uint32_t ObjectTracker::Allocated(const AllocationRecord& allocation,
     if (after != device_allocations_.end() && after->second.base < record.base + record.size) {
       *overlapped = after->second;
     }
+    if (overlapped->has_value()) overlaps_seen_ = true;
   }
   device_allocations_[record.base] = record;
   return record.id;
@@ -200,7 +250,8 @@ uint32_t ObjectTracker::HostAllocated(const AllocationRecord& allocation) {
   return record.id;
 }
 
-Deallocation ObjectTracker::Deallocated(const void* base, bool host, uint32_t* id) {
+Deallocation ObjectTracker::Deallocated(const void* base, bool host, int32_t device, uint32_t* id,
+                                        int32_t* owner) {
   if (base == nullptr) return Deallocation::kNull;
   std::lock_guard lock(mutex_);
   auto& allocations = host ? host_allocations_ : device_allocations_;
@@ -213,6 +264,10 @@ Deallocation ObjectTracker::Deallocated(const void* base, bool host, uint32_t* i
     return Deallocation::kTwice;
   }
   *id = found->second.id;
+  if (device >= 0 && found->second.device >= 0 && found->second.device != device) {
+    *owner = found->second.device;
+    return Deallocation::kOtherDevice;
+  }
   if (found->second.duplicates > 0) {
     --found->second.duplicates;
     return Deallocation::kOk;
@@ -222,11 +277,33 @@ Deallocation ObjectTracker::Deallocated(const void* base, bool host, uint32_t* i
   return Deallocation::kOk;
 }
 
+std::map<uintptr_t, AllocationRecord>::const_iterator ObjectTracker::Containing(
+    uintptr_t start, uint64_t size) const {
+  auto nearest = AtOrBefore(device_allocations_, start);
+  if (!overlaps_seen_ || nearest == device_allocations_.end()) return nearest;
+  const auto contains = [&](const AllocationRecord& record, uint64_t bytes) {
+    const uint64_t offset = start - record.base;
+    return (offset < record.size || (record.size == 0 && offset == 0)) &&
+           bytes <= record.size - offset;
+  };
+  auto holding_start = device_allocations_.end();
+  auto candidate = nearest;
+  for (size_t looked = 0; looked < kOverlapSearchLimit; ++looked) {
+    if (contains(candidate->second, size)) return candidate;
+    if (holding_start == device_allocations_.end() && contains(candidate->second, 1)) {
+      holding_start = candidate;
+    }
+    if (candidate == device_allocations_.begin()) break;
+    --candidate;
+  }
+  return holding_start != device_allocations_.end() ? holding_start : nearest;
+}
+
 RangeCheck ObjectTracker::PlaceDeviceRange(const void* address, uint64_t size) const {
   if (size == 0) return {RangePlace::kEmpty, {0, 0, 0}};
   const uintptr_t start = AddressOf(address);
   std::lock_guard lock(mutex_);
-  const auto allocation = AtOrBefore(device_allocations_, start);
+  const auto allocation = Containing(start, size);
   if (allocation != device_allocations_.end()) {
     const AllocationRecord& record = allocation->second;
     const uint64_t offset = start - record.base;
@@ -249,7 +326,7 @@ std::optional<AllocationRecord> ObjectTracker::DeviceAllocationTouching(const vo
   if (size == 0) return std::nullopt;
   const uintptr_t start = AddressOf(address);
   std::lock_guard lock(mutex_);
-  const auto before = AtOrBefore(device_allocations_, start);
+  const auto before = Containing(start, size);
   if (before != device_allocations_.end() && !before->second.unified &&
       start - before->second.base < before->second.size) {
     return before->second;

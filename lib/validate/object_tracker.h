@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -73,7 +74,13 @@ struct AllocationRecord {
   uint32_t duplicates = 0;
 };
 
-enum class Deallocation : uint8_t { kOk, kUnknown, kTwice, kNull };
+enum class Deallocation : uint8_t { kOk, kUnknown, kTwice, kNull, kOtherDevice };
+
+// A device the host created through the layer, as the layer last saw it.
+struct DeviceState {
+  int32_t ordinal = -1;
+  bool live = false;  // false once destroy_device was called for it
+};
 
 // A host callback the plugin has been given and has not yet run.
 struct PendingCallback {
@@ -94,6 +101,16 @@ struct PendingCallback {
 
 class ObjectTracker {
  public:
+  // Devices: the host's SP_Device structs, by address. FindDevice takes no
+  // lock (every call looks its device up): the table is a fixed array,
+  // filled in order and never shrunk.
+  void DeviceCreated(const SP_Device* device, int32_t ordinal);
+  void DeviceDestroyed(const SP_Device* device);
+  // nullopt for a device never created through the layer.
+  std::optional<DeviceState> FindDevice(const SP_Device* device) const;
+  // Live streams, events and timers created on `device`, by HandleKind.
+  std::array<size_t, 3> LiveHandlesOn(int32_t device) const;
+
   // Handles.
   uint32_t HandleCreated(HandleKind kind, const void* handle, int32_t device);
   HandleCheck CheckHandle(HandleKind kind, const void* handle, int32_t device) const;
@@ -119,7 +136,10 @@ class ObjectTracker {
   uint32_t Allocated(const AllocationRecord& allocation,
                      std::optional<AllocationRecord>* overlapped);
   uint32_t HostAllocated(const AllocationRecord& allocation);
-  Deallocation Deallocated(const void* base, bool host, uint32_t* id);
+  // `device`: the call's device; an allocation of another device is not
+  // freed (kOtherDevice, its device in `owner`).
+  Deallocation Deallocated(const void* base, bool host, int32_t device, uint32_t* id,
+                           int32_t* owner);
   RangeCheck PlaceDeviceRange(const void* address, uint64_t size) const;
   // The live device allocation containing any of [address, address + size)
   // that host code must not touch (not unified memory), if any.
@@ -158,6 +178,24 @@ class ObjectTracker {
 
   static bool CreatedOn(const HandleState& state, int32_t device);
 
+  // The live device allocation that contains [start, start + size) whole,
+  // else one that contains `start`; end() when none. Only once the plugin
+  // has returned overlapping allocations can the nearest one below `start`
+  // be a small block inside a large one that holds the range: then it looks
+  // further down (bounded), so a copy inside the large block is not blamed
+  // on the host.
+  std::map<uintptr_t, AllocationRecord>::const_iterator Containing(uintptr_t start,
+                                                                   uint64_t size) const;
+  static constexpr size_t kOverlapSearchLimit = 4096;
+
+  struct DeviceSlot {
+    std::atomic<const SP_Device*> address{nullptr};
+    std::atomic<int32_t> ordinal{-1};
+    std::atomic<bool> live{false};
+  };
+  std::array<DeviceSlot, 64> devices_{};
+  std::atomic<size_t> device_slots_used_{0};
+
   // What was destroyed or freed lately, to tell a second destroy (or a use
   // after destroy) from a value that was never created. A fixed ring, so
   // that the layer's memory does not grow with every create-destroy cycle:
@@ -181,6 +219,7 @@ class ObjectTracker {
 
   std::map<uintptr_t, AllocationRecord> device_allocations_;
   std::map<uintptr_t, AllocationRecord> host_allocations_;
+  bool overlaps_seen_ = false;  // the plugin returned overlapping allocations
   uint32_t next_allocation_id_ = 1;
   uint32_t next_host_allocation_id_ = 1;
   std::array<Forgotten, 4096> forgotten_{};

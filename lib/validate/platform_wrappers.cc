@@ -2,6 +2,8 @@
 // in turn), devices, device properties, teardown.
 #include <fmt/format.h>
 
+#include <array>
+
 #include "validate/forward.h"
 #include "validate/table_wrapping.h"
 #include "validate/wrapper_support.h"
@@ -29,6 +31,17 @@ void CheckNoLeaks(Call& call) {
   call.Raise(FindingKind::kLeakedAtTeardown,
              fmt::format("{} allocations ({} bytes) still live when device {} was destroyed: {}{}",
                          live.size(), bytes, call.device(), sites, live.size() > 5 ? "; ..." : ""));
+}
+
+// Streams, events and timers of `device` still live when it is destroyed:
+// the plugin may free what they hold with the device.
+void CheckNoLiveHandles(Call& call) {
+  const std::array<size_t, 3> live = call.layer().objects().LiveHandlesOn(call.device());
+  if (live[0] + live[1] + live[2] == 0) return;
+  call.Raise(FindingKind::kHandleOutlivedDevice,
+             fmt::format("device {} destroyed while {} streams, {} events and {} timers created "
+                         "on it were live",
+                         call.device(), live[0], live[1], live[2]));
 }
 
 }  // namespace
@@ -65,14 +78,19 @@ void CreateDevice(const SP_Platform* platform, SE_CreateDeviceParams* params, TF
   call.record().status = CodeOf(status);
   if (CodeOf(status) == TF_OK && params != nullptr) {
     CompareStructSize(call, abi::StructKind::kDevice, params->device, host_device_size);
+    call.layer().objects().DeviceCreated(params->device, params->ordinal);
   }
 }
 
 void DestroyDevice(const SP_Platform* platform, SP_Device* device) {
   {
     Call call(PluginFunction::kDestroyDevice, device);
-    CheckNoLeaks(call);
+    if (!call.withheld()) {
+      CheckNoLeaks(call);
+      CheckNoLiveHandles(call);
+    }
     Forward<&SP_PlatformFns::destroy_device>(call, platform, device);
+    if (!call.withheld()) call.layer().objects().DeviceDestroyed(device);
   }
   Layer::Get().WriteReport("teardown");
 }

@@ -3,3 +3,8 @@
 # one of the layer's plugin-side findings fire (tests/validate_layer_test.cc).
 sectl_add_faulty_plugin(EVENT_STATUS_OUT_OF_RANGE validate_faults.c BASE cpu)
 sectl_add_faulty_plugin(CREATE_EVENT_ERROR_WITH_HANDLE validate_faults.c BASE cpu)
+sectl_add_faulty_plugin(NESTED_ALLOCATION validate_faults.c BASE cpu)
+# How a process ends while registering: the layer's report must say so.
+sectl_add_faulty_plugin(INIT_FAILS validate_faults.c BASE cpu)
+sectl_add_faulty_plugin(INIT_CRASHES validate_faults.c BASE cpu)
+sectl_add_faulty_plugin(CONSTRUCTOR_CRASHES validate_faults.c BASE cpu)

@@ -1,12 +1,59 @@
 /* Faults for the validation layer's online checks (validate.cmake). */
+#include <signal.h>
 #include <stdint.h>
 
 #include "fault_hooks.h"
 
+#if defined(FAULT_CONSTRUCTOR_CRASHES)
+/* A library constructor that dereferences a driver table it never found:
+ * the process dies while the host is still loading the plugin. */
+__attribute__((constructor)) static void CrashWhileLoading(void) { raise(SIGSEGV); }
+#endif
+
 void PlantRegistrationFault(SE_PlatformRegistrationParams* params, TF_Status* status) {
   (void)params;
+#if defined(FAULT_INIT_FAILS)
+  /* No driver on this machine: registration fails, as a plugin's should
+   * when it has nothing to offer. */
+  TF_SetStatus(status, TF_FAILED_PRECONDITION, "faulty: no device driver is loaded");
+#elif defined(FAULT_INIT_CRASHES)
+  raise(SIGSEGV);
+#endif
   (void)status;
 }
+
+#if defined(FAULT_NESTED_ALLOCATION)
+/* A sub-allocator that hands out a 256-byte block from inside the last
+ * large block it returned, while that block is still the host's: the two
+ * allocations overlap (the plugin's fault), and every byte of the large
+ * one is still the host's to use. The nested block is never freed apart. */
+enum { kNestedBytes = 256, kLargeBytes = 4096, kNestedOffset = 256 };
+static void (*base_allocate)(const SP_Device*, uint64_t, int64_t, SP_DeviceMemoryBase*);
+static void (*base_deallocate)(const SP_Device*, SP_DeviceMemoryBase*);
+static char* last_large;
+static char* nested;
+
+static void AllocateNested(const SP_Device* device, uint64_t size, int64_t memory_space,
+                           SP_DeviceMemoryBase* memory) {
+  if (size == kNestedBytes && last_large != NULL && nested == NULL) {
+    nested = last_large + kNestedOffset;
+    memory->opaque = nested;
+    memory->size = size;
+    return;
+  }
+  base_allocate(device, size, memory_space, memory);
+  if (size >= kLargeBytes) last_large = (char*)memory->opaque;
+}
+
+static void DeallocateNested(const SP_Device* device, SP_DeviceMemoryBase* memory) {
+  if (memory->opaque == nested && nested != NULL) {
+    nested = NULL;
+    return;
+  }
+  if (memory->opaque == last_large) last_large = NULL;
+  base_deallocate(device, memory);
+}
+#endif
 
 #if defined(FAULT_EVENT_STATUS_OUT_OF_RANGE)
 /* A status the enum does not have: a plugin that returns its own runtime's
@@ -31,6 +78,12 @@ static void CreateEventReportingError(const SP_Device* device, SP_Event* event, 
 #endif
 
 void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
+#if defined(FAULT_NESTED_ALLOCATION)
+  base_allocate = stream_executor->allocate;
+  base_deallocate = stream_executor->deallocate;
+  stream_executor->allocate = AllocateNested;
+  stream_executor->deallocate = DeallocateNested;
+#endif
 #if defined(FAULT_EVENT_STATUS_OUT_OF_RANGE)
   base_get_event_status = stream_executor->get_event_status;
   stream_executor->get_event_status = OwnEventState;
