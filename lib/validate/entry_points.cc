@@ -24,7 +24,15 @@ __attribute__((visibility("default"))) void sectl_validate_layer_identity() {}
 
 __attribute__((visibility("default"))) void SE_InitPlugin(SE_PlatformRegistrationParams* params,
                                                           TF_Status* status) {
-  sectl::validate::Layer::Get().InitPlugin(params, status);
+  // No exception of the layer's own into the host (wrapper_table.cc says why).
+  try {
+    sectl::validate::Layer::Get().InitPlugin(params, status);
+  } catch (...) {
+    sectl::validate::Layer::Get().NoteOwnFailure();
+    if (status != nullptr) {
+      TF_SetStatus(status, TF_INTERNAL, "sectl-validate: the layer failed while registering");
+    }
+  }
 }
 
 // NOLINTBEGIN: the resolvers are named from the ifunc attributes below.

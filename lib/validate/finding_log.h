@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory_resource>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 
 #include "abi/plugin_functions.h"
 #include "validate/finding_catalog.h"
+#include "validate/layer_heap.h"
 
 namespace sectl::validate {
 
@@ -47,9 +49,24 @@ class FindingLog {
   uint64_t ErrorCount() const;
 
  private:
+  // A finding as the log keeps it: in the layer's own guarded mappings
+  // (layer_heap.h), strings included, where a stray heap write of the
+  // plugin's or the host's cannot rewrite it.
+  struct KeptFinding {
+    FindingKind kind;
+    abi::PluginFunction function;
+    std::pmr::string message;
+    std::pmr::vector<std::pmr::string> argument_names;
+    std::pmr::vector<std::pmr::string> argument_values;
+    uint64_t sequence;
+    uint32_t thread;
+    int64_t os_thread;
+    uint64_t occurrences;
+  };
+
   mutable std::mutex mutex_;
   bool announce_;
-  std::vector<Finding> findings_;
+  std::pmr::vector<KeptFinding> findings_{LayerHeap()};
 };
 
 }  // namespace sectl::validate

@@ -290,6 +290,15 @@ void Layer::OnTerminationSignal(int signal) {
                               : fmt::format("signal {}", signal));
 }
 
+void Layer::NoteOwnFailure() noexcept {
+  if (own_failures_.fetch_add(1) == 0) {
+    // A fixed text: the failure may be memory exhausted.
+    std::fputs(
+        "sectl-validate: the layer failed while checking a call; the call answered an error\n",
+        stderr);
+  }
+}
+
 void Layer::AfterError() {
   // Not while a crash is being reported: that report is the one to write.
   if (!config_.abort_on_error || crashing_.load()) return;

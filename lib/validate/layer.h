@@ -92,6 +92,10 @@ class Layer {
   void OnTerminationSignal(int signal);
   // After an error-severity finding: aborts when SECTL_VALIDATE_ABORT asks.
   void AfterError();
+  // A wrapper failed in the layer's own code (an exception of its own, such
+  // as memory exhausted): counted for the report, said once on stderr.
+  void NoteOwnFailure() noexcept;
+  uint64_t own_failures() const { return own_failures_.load(); }
 
  private:
   Layer();
@@ -121,7 +125,8 @@ class Layer {
 
   std::mutex report_mutex_;
   bool wrote_final_report_ = false;
-  std::atomic<bool> crashing_{false};  // a fatal signal's report is being written
+  std::atomic<bool> crashing_{false};
+  std::atomic<uint64_t> own_failures_{0};  // a fatal signal's report is being written
 };
 
 }  // namespace sectl::validate

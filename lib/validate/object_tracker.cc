@@ -277,7 +277,7 @@ Deallocation ObjectTracker::Deallocated(const void* base, bool host, int32_t dev
   return Deallocation::kOk;
 }
 
-std::map<uintptr_t, AllocationRecord>::const_iterator ObjectTracker::Containing(
+std::pmr::map<uintptr_t, AllocationRecord>::const_iterator ObjectTracker::Containing(
     uintptr_t start, uint64_t size) const {
   auto nearest = AtOrBefore(device_allocations_, start);
   if (!overlaps_seen_ || nearest == device_allocations_.end()) return nearest;

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "trace/trace_record.h"
+#include "validate/layer_heap.h"
 
 namespace sectl::validate {
 
@@ -184,8 +186,8 @@ class ObjectTracker {
   // be a small block inside a large one that holds the range: then it looks
   // further down (bounded), so a copy inside the large block is not blamed
   // on the host.
-  std::map<uintptr_t, AllocationRecord>::const_iterator Containing(uintptr_t start,
-                                                                   uint64_t size) const;
+  std::pmr::map<uintptr_t, AllocationRecord>::const_iterator Containing(uintptr_t start,
+                                                                        uint64_t size) const;
   static constexpr size_t kOverlapSearchLimit = 4096;
 
   struct DeviceSlot {
@@ -211,21 +213,25 @@ class ObjectTracker {
   void Forget(uint8_t kind, const void* value, uint32_t id, int32_t device);
   const Forgotten* Recall(uint8_t kind, const void* value) const;
 
+  // Every table lives in the layer's own guarded mappings (layer_heap.h),
+  // out of reach of the plugin's and the host's stray heap writes.
+  using HandleTable = std::pmr::unordered_map<const void*, HandleState>;
   mutable std::mutex mutex_;
-  std::unordered_map<const void*, HandleState> handles_[3];
+  std::array<HandleTable, 3> handles_{HandleTable(LayerHeap()), HandleTable(LayerHeap()),
+                                      HandleTable(LayerHeap())};
   uint32_t next_handle_id_[3] = {1, 1, 1};
-  std::unordered_map<const void*, uint64_t> enqueued_total_;  // per stream, ever
-  std::unordered_map<const void*, EventRecordState> recorded_events_;
+  std::pmr::unordered_map<const void*, uint64_t> enqueued_total_{LayerHeap()};  // per stream
+  std::pmr::unordered_map<const void*, EventRecordState> recorded_events_{LayerHeap()};
 
-  std::map<uintptr_t, AllocationRecord> device_allocations_;
-  std::map<uintptr_t, AllocationRecord> host_allocations_;
+  std::pmr::map<uintptr_t, AllocationRecord> device_allocations_{LayerHeap()};
+  std::pmr::map<uintptr_t, AllocationRecord> host_allocations_{LayerHeap()};
   bool overlaps_seen_ = false;  // the plugin returned overlapping allocations
   uint32_t next_allocation_id_ = 1;
   uint32_t next_host_allocation_id_ = 1;
   std::array<Forgotten, 4096> forgotten_{};
   size_t next_forgotten_ = 0;
 
-  std::unordered_map<uint32_t, PendingCallback> pending_callbacks_;
+  std::pmr::unordered_map<uint32_t, PendingCallback> pending_callbacks_{LayerHeap()};
   uint32_t next_callback_id_ = 1;
 };
 

@@ -20,8 +20,19 @@ void NoteEnqueued(Call& call, SP_Stream stream, TF_Status* status) {
   if (CodeOf(status) == TF_OK) call.layer().objects().NoteEnqueued(stream);
 }
 
-// What the plugin calls in place of the host's callback.
-void CallbackTrampoline(void* argument, TF_Status* status) {
+void RunCallback(void* argument, TF_Status* status);
+
+// What the plugin calls in place of the host's callback. No exception of
+// the layer's own goes into the plugin's code.
+void CallbackTrampoline(void* argument, TF_Status* status) noexcept {
+  try {
+    RunCallback(argument, status);
+  } catch (...) {
+    Layer::Get().NoteOwnFailure();
+  }
+}
+
+void RunCallback(void* argument, TF_Status* status) {
   const auto id = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(argument));
   Call call(PluginFunction::kHostCallback, nullptr, trace::RecordKind::kCallbackRan);
   call.record().callback = id;
