@@ -12,9 +12,13 @@
 // SECTL_BENCH_PLUGIN names the plugin (default: the bundled cpu plugin,
 // found as sectl finds it, beside this program's directory; so is the
 // layer). SECTL_VALIDATE_REPORT, if set, is where the layer writes its
-// report (default: nowhere).
+// report (default: a temporary file, removed at exit).
 //
-// The calls:
+// Every function the layer wraps is measured (issue 28: the cost of each
+// kind of call, not only the cheap ones). Creations are measured paired
+// with their destruction (create_stream + destroy_stream is one
+// iteration), as the layer's bookkeeping is paid at both. Functions the
+// plugin leaves unset are skipped with a line saying so. Among them:
 //  - get_event_status on a completed event, the cheapest call there is:
 //    its difference is the layer's fixed cost (the sequence number, the
 //    handle lookup, the call count);
@@ -50,6 +54,7 @@
 #include "host/memory.h"
 #include "host/platform.h"
 #include "host/stream.h"
+#include "host/timer.h"
 #include "loader/plugin_library.h"
 
 namespace sectl::host {
@@ -77,6 +82,11 @@ class ValidateLayerBenchmarkPlugin {
     event_ = std::move(*event);
     memory_ = std::move(*memory);
     if (!stream_->RecordEvent(*event_) || !event_->BlockHost()) Die("cannot complete an event");
+    if (auto other = device_->CreateStream()) other_stream_ = std::move(*other);
+    if (platform_->Provides(abi::PluginFunction::kCreateTimer)) {
+      if (auto timer = device_->CreateTimer()) timer_ = std::move(*timer);
+    }
+    if (auto source = device_->Allocate(4096)) source_memory_ = std::move(*source);
     host_buffer_.assign(4096, std::byte{0x5a});
     if (platform_->Provides(abi::PluginFunction::kHostMemoryAllocate)) {
       if (auto pinned = device_->AllocateHost(HostMemoryKind::kPinned, 4096)) {
@@ -86,6 +96,16 @@ class ValidateLayerBenchmarkPlugin {
   }
 
   const SP_StreamExecutor& fns() const { return platform_->stream_executor({}); }
+  const SP_PlatformFns& platform_fns() const { return platform_->platform_fns({}); }
+  const SP_DeviceFns& device_fns() const { return platform_->device_fns({}); }
+  const SP_TimerFns& timer_fns() const { return platform_->timer_fns({}); }
+  const SP_Platform* platform() const { return platform_->plugin_platform(); }
+  // A second stream (null when the plugin could not make one), a timer
+  // (null where the plugin has none) and a second allocation.
+  SP_Stream other_stream() const { return other_stream_ ? other_stream_->handle() : nullptr; }
+  SP_Timer timer() const { return timer_ ? timer_->handle() : nullptr; }
+  SP_DeviceMemoryBase source_memory() const { return source_memory_.base(); }
+  void* host_destination() { return destination_buffer_.data(); }
   const SP_Device* device() const { return device_->plugin_device(); }
   SP_Stream stream() const { return stream_->handle(); }
   SP_Event event() const { return event_->handle(); }
@@ -113,9 +133,13 @@ class ValidateLayerBenchmarkPlugin {
   std::unique_ptr<Device> device_;
   std::unique_ptr<Stream> stream_;
   std::unique_ptr<Event> event_;
+  std::unique_ptr<Stream> other_stream_;
+  std::unique_ptr<Timer> timer_;
   DeviceMemory memory_;
+  DeviceMemory source_memory_;
   HostMemory pinned_;
   std::vector<std::byte> host_buffer_;
+  std::vector<std::byte> destination_buffer_ = std::vector<std::byte>(4096);
 };
 
 }  // namespace sectl::host
@@ -152,11 +176,23 @@ ValidateLayerBenchmarkPlugin& Direct() {
   return plugin;
 }
 
-// The layer, told to wrap the same plugin (its report is not wanted unless
-// SECTL_VALIDATE_REPORT says where).
+// The layer, told to wrap the same plugin. Its report goes where
+// SECTL_VALIDATE_REPORT says, or to a file of this process's in the
+// temporary directory, removed at exit (the layer writes only regular
+// files, so not /dev/null).
 std::string ConfiguredLayer() {
   ::setenv("SECTL_VALIDATE_PLUGIN", PluginPath().c_str(), 1);
-  ::setenv("SECTL_VALIDATE_REPORT", "/dev/null", 0);
+  if (std::getenv("SECTL_VALIDATE_REPORT") == nullptr) {
+    static const std::string report =
+        (std::filesystem::temp_directory_path() /
+         ("sectl_validate_layer_benchmark-" + std::to_string(::getpid()) + ".json"))
+            .string();
+    ::setenv("SECTL_VALIDATE_REPORT", report.c_str(), 1);
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove(report, ignored);
+    });
+  }
   return BesideThisProgram(SECTL_LAYER_FROM_BINARY);
 }
 
@@ -246,6 +282,299 @@ void HostCallback(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin)
   if (!accepted) state.SkipWithError("host_callback returned false");
 }
 
+// ---- the rest of the table: every other function the layer wraps --------
+
+// One call per iteration of a function with no stream-ordered work.
+template <typename Call>
+void Immediate(benchmark::State& state, const void* function, const char* name, Call call) {
+  if (!Provided(state, function, name)) return;
+  for (auto _ : state) call();
+}
+
+// A TF_Status for the length of one benchmark; its code after the loop
+// makes the benchmark an error where the plugin refused the calls.
+class BenchmarkStatus {
+ public:
+  BenchmarkStatus() = default;
+  ~BenchmarkStatus() { TF_DeleteStatus(status_); }
+  BenchmarkStatus(const BenchmarkStatus&) = delete;
+  BenchmarkStatus& operator=(const BenchmarkStatus&) = delete;
+  TF_Status* get() const { return status_; }
+  void ReportTo(benchmark::State& state) const {
+    if (TF_GetCode(status_) != TF_OK) state.SkipWithError(TF_Message(status_));
+  }
+
+ private:
+  TF_Status* status_ = TF_NewStatus();
+};
+
+void GetDeviceCount(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  BenchmarkStatus status;
+  int count = 0;
+  Immediate(state, reinterpret_cast<const void*>(plugin.platform_fns().get_device_count),
+            "get_device_count", [&] {
+              plugin.platform_fns().get_device_count(plugin.platform(), &count, status.get());
+              benchmark::DoNotOptimize(count);
+            });
+  status.ReportTo(state);
+}
+
+void GetNumaNode(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.device_fns().get_numa_node;
+  Immediate(state, reinterpret_cast<const void*>(function), "get_numa_node",
+            [&] { benchmark::DoNotOptimize(function(plugin.device())); });
+}
+
+void GetMemoryBandwidth(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.device_fns().get_memory_bandwidth;
+  Immediate(state, reinterpret_cast<const void*>(function), "get_memory_bandwidth",
+            [&] { benchmark::DoNotOptimize(function(plugin.device())); });
+}
+
+void GetGflops(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.device_fns().get_gflops;
+  Immediate(state, reinterpret_cast<const void*>(function), "get_gflops",
+            [&] { benchmark::DoNotOptimize(function(plugin.device())); });
+}
+
+void GetAllocatorStats(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().get_allocator_stats;
+  SP_AllocatorStats stats{SP_ALLOCATORSTATS_STRUCT_SIZE};
+  Immediate(state, reinterpret_cast<const void*>(function), "get_allocator_stats",
+            [&] { benchmark::DoNotOptimize(function(plugin.device(), &stats)); });
+}
+
+void DeviceMemoryUsage(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().device_memory_usage;
+  int64_t free = 0;
+  int64_t total = 0;
+  Immediate(state, reinterpret_cast<const void*>(function), "device_memory_usage",
+            [&] { benchmark::DoNotOptimize(function(plugin.device(), &free, &total)); });
+}
+
+void AllocateAndDeallocate(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* allocate = plugin.fns().allocate;
+  auto* deallocate = plugin.fns().deallocate;
+  if (!Provided(state, deallocate, "deallocate")) return;
+  Immediate(state, reinterpret_cast<const void*>(allocate), "allocate", [&] {
+    SP_DeviceMemoryBase memory{SP_DEVICE_MEMORY_BASE_STRUCT_SIZE};
+    allocate(plugin.device(), 256, 0, &memory);
+    deallocate(plugin.device(), &memory);
+  });
+}
+
+void HostMemoryAllocateAndDeallocate(benchmark::State& state,
+                                     ValidateLayerBenchmarkPlugin& plugin) {
+  auto* allocate = plugin.fns().host_memory_allocate;
+  auto* deallocate = plugin.fns().host_memory_deallocate;
+  if (!Provided(state, deallocate, "host_memory_deallocate")) return;
+  Immediate(state, reinterpret_cast<const void*>(allocate), "host_memory_allocate",
+            [&] { deallocate(plugin.device(), allocate(plugin.device(), 256)); });
+}
+
+void UnifiedMemoryAllocateAndDeallocate(benchmark::State& state,
+                                        ValidateLayerBenchmarkPlugin& plugin) {
+  auto* allocate = plugin.fns().unified_memory_allocate;
+  auto* deallocate = plugin.fns().unified_memory_deallocate;
+  if (!Provided(state, deallocate, "unified_memory_deallocate")) return;
+  Immediate(state, reinterpret_cast<const void*>(allocate), "unified_memory_allocate",
+            [&] { deallocate(plugin.device(), allocate(plugin.device(), 256)); });
+}
+
+void CreateAndDestroyStream(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* create = plugin.fns().create_stream;
+  auto* destroy = plugin.fns().destroy_stream;
+  if (!Provided(state, destroy, "destroy_stream")) return;
+  BenchmarkStatus status;
+  Immediate(state, reinterpret_cast<const void*>(create), "create_stream", [&] {
+    SP_Stream stream = nullptr;
+    create(plugin.device(), &stream, status.get());
+    destroy(plugin.device(), stream);
+  });
+  status.ReportTo(state);
+}
+
+void CreateAndDestroyEvent(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* create = plugin.fns().create_event;
+  auto* destroy = plugin.fns().destroy_event;
+  if (!Provided(state, destroy, "destroy_event")) return;
+  BenchmarkStatus status;
+  Immediate(state, reinterpret_cast<const void*>(create), "create_event", [&] {
+    SP_Event event = nullptr;
+    create(plugin.device(), &event, status.get());
+    destroy(plugin.device(), event);
+  });
+  status.ReportTo(state);
+}
+
+void CreateAndDestroyTimer(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* create = plugin.fns().create_timer;
+  auto* destroy = plugin.fns().destroy_timer;
+  if (!Provided(state, destroy, "destroy_timer")) return;
+  BenchmarkStatus status;
+  Immediate(state, reinterpret_cast<const void*>(create), "create_timer", [&] {
+    SP_Timer timer = nullptr;
+    create(plugin.device(), &timer, status.get());
+    destroy(plugin.device(), timer);
+  });
+  status.ReportTo(state);
+}
+
+void GetStreamStatus(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().get_stream_status;
+  BenchmarkStatus status;
+  Immediate(state, reinterpret_cast<const void*>(function), "get_stream_status",
+            [&] { function(plugin.device(), plugin.stream(), status.get()); });
+  status.ReportTo(state);
+}
+
+void BlockHostForEvent(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().block_host_for_event;
+  BenchmarkStatus status;
+  Immediate(state, reinterpret_cast<const void*>(function), "block_host_for_event",
+            [&] { function(plugin.device(), plugin.event(), status.get()); });
+  status.ReportTo(state);
+}
+
+void BlockHostUntilDone(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().block_host_until_done;
+  BenchmarkStatus status;
+  plugin.Drain();
+  Immediate(state, reinterpret_cast<const void*>(function), "block_host_until_done",
+            [&] { function(plugin.device(), plugin.stream(), status.get()); });
+  status.ReportTo(state);
+}
+
+void SynchronizeAllActivity(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().synchronize_all_activity;
+  BenchmarkStatus status;
+  plugin.Drain();
+  Immediate(state, reinterpret_cast<const void*>(function), "synchronize_all_activity",
+            [&] { function(plugin.device(), status.get()); });
+  status.ReportTo(state);
+}
+
+void SyncMemcpyDtoH64(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().sync_memcpy_dtoh;
+  const SP_DeviceMemoryBase source = plugin.memory();
+  BenchmarkStatus status;
+  Immediate(state, reinterpret_cast<const void*>(function), "sync_memcpy_dtoh", [&] {
+    function(plugin.device(), plugin.host_destination(), &source, 64, status.get());
+    benchmark::ClobberMemory();
+  });
+  status.ReportTo(state);
+}
+
+void SyncMemcpyDtoD64(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().sync_memcpy_dtod;
+  SP_DeviceMemoryBase destination = plugin.memory();
+  const SP_DeviceMemoryBase source = plugin.source_memory();
+  BenchmarkStatus status;
+  Immediate(state, reinterpret_cast<const void*>(function), "sync_memcpy_dtod",
+            [&] { function(plugin.device(), &destination, &source, 64, status.get()); });
+  status.ReportTo(state);
+}
+
+void Nanoseconds(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.timer_fns().nanoseconds;
+  if (plugin.timer() == nullptr) {
+    state.SkipWithError("the plugin has no timers");
+    return;
+  }
+  Immediate(state, reinterpret_cast<const void*>(function), "nanoseconds",
+            [&] { benchmark::DoNotOptimize(function(plugin.timer())); });
+}
+
+// Stream-ordered calls besides the three above.
+template <typename Enqueue>
+void StreamOrderedCall(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin,
+                       const void* function, const char* name, Enqueue enqueue) {
+  if (!Provided(state, function, name)) return;
+  BenchmarkStatus status;
+  StreamOrdered(state, plugin, [&] { enqueue(status.get()); });
+  status.ReportTo(state);
+}
+
+void MemcpyDtoH8(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().memcpy_dtoh;
+  const SP_DeviceMemoryBase source = plugin.memory();
+  StreamOrderedCall(state, plugin, reinterpret_cast<const void*>(function), "memcpy_dtoh",
+                    [&](TF_Status* status) {
+                      function(plugin.device(), plugin.stream(), plugin.host_destination(), &source,
+                               8, status);
+                    });
+}
+
+void MemcpyDtoD8(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().memcpy_dtod;
+  SP_DeviceMemoryBase destination = plugin.memory();
+  const SP_DeviceMemoryBase source = plugin.source_memory();
+  StreamOrderedCall(state, plugin, reinterpret_cast<const void*>(function), "memcpy_dtod",
+                    [&](TF_Status* status) {
+                      function(plugin.device(), plugin.stream(), &destination, &source, 8, status);
+                    });
+}
+
+void MemZero8(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().mem_zero;
+  SP_DeviceMemoryBase location = plugin.memory();
+  StreamOrderedCall(
+      state, plugin, reinterpret_cast<const void*>(function), "mem_zero",
+      [&](TF_Status* status) { function(plugin.device(), plugin.stream(), &location, 8, status); });
+}
+
+void Memset8(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().memset;
+  SP_DeviceMemoryBase location = plugin.memory();
+  StreamOrderedCall(state, plugin, reinterpret_cast<const void*>(function), "memset",
+                    [&](TF_Status* status) {
+                      function(plugin.device(), plugin.stream(), &location, 0x5a, 8, status);
+                    });
+}
+
+void Memset32x8(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().memset32;
+  SP_DeviceMemoryBase location = plugin.memory();
+  StreamOrderedCall(state, plugin, reinterpret_cast<const void*>(function), "memset32",
+                    [&](TF_Status* status) {
+                      function(plugin.device(), plugin.stream(), &location, 0x5a5a5a5a, 8, status);
+                    });
+}
+
+void WaitForEvent(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().wait_for_event;
+  StreamOrderedCall(state, plugin, reinterpret_cast<const void*>(function), "wait_for_event",
+                    [&](TF_Status* status) {
+                      function(plugin.device(), plugin.stream(), plugin.event(), status);
+                    });
+}
+
+void CreateStreamDependency(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* function = plugin.fns().create_stream_dependency;
+  if (plugin.other_stream() == nullptr) {
+    state.SkipWithError("the plugin gave no second stream");
+    return;
+  }
+  StreamOrderedCall(state, plugin, reinterpret_cast<const void*>(function),
+                    "create_stream_dependency", [&](TF_Status* status) {
+                      function(plugin.device(), plugin.stream(), plugin.other_stream(), status);
+                    });
+}
+
+void StartAndStopTimer(benchmark::State& state, ValidateLayerBenchmarkPlugin& plugin) {
+  auto* start = plugin.fns().start_timer;
+  auto* stop = plugin.fns().stop_timer;
+  if (plugin.timer() == nullptr || !Provided(state, stop, "stop_timer")) {
+    if (plugin.timer() == nullptr) state.SkipWithError("the plugin has no timers");
+    return;
+  }
+  StreamOrderedCall(state, plugin, reinterpret_cast<const void*>(start), "start_timer",
+                    [&](TF_Status* status) {
+                      start(plugin.device(), plugin.stream(), plugin.timer(), status);
+                      stop(plugin.device(), plugin.stream(), plugin.timer(), status);
+                    });
+}
+
 // Each call, direct and through the layer, under the names the ratio table
 // pairs them by.
 #define SECTL_LAYER_BENCHMARK(call)                                                 \
@@ -259,6 +588,33 @@ SECTL_LAYER_BENCHMARK(SyncMemcpyHtoD64);
 SECTL_LAYER_BENCHMARK(RecordEvent);
 SECTL_LAYER_BENCHMARK(MemcpyHtoD8);
 SECTL_LAYER_BENCHMARK(HostCallback);
+SECTL_LAYER_BENCHMARK(MemcpyDtoH8);
+SECTL_LAYER_BENCHMARK(MemcpyDtoD8);
+SECTL_LAYER_BENCHMARK(MemZero8);
+SECTL_LAYER_BENCHMARK(Memset8);
+SECTL_LAYER_BENCHMARK(Memset32x8);
+SECTL_LAYER_BENCHMARK(WaitForEvent);
+SECTL_LAYER_BENCHMARK(CreateStreamDependency);
+SECTL_LAYER_BENCHMARK(StartAndStopTimer);
+SECTL_LAYER_BENCHMARK(SyncMemcpyDtoH64);
+SECTL_LAYER_BENCHMARK(SyncMemcpyDtoD64);
+SECTL_LAYER_BENCHMARK(GetStreamStatus);
+SECTL_LAYER_BENCHMARK(BlockHostForEvent);
+SECTL_LAYER_BENCHMARK(BlockHostUntilDone);
+SECTL_LAYER_BENCHMARK(SynchronizeAllActivity);
+SECTL_LAYER_BENCHMARK(GetDeviceCount);
+SECTL_LAYER_BENCHMARK(GetNumaNode);
+SECTL_LAYER_BENCHMARK(GetMemoryBandwidth);
+SECTL_LAYER_BENCHMARK(GetGflops);
+SECTL_LAYER_BENCHMARK(GetAllocatorStats);
+SECTL_LAYER_BENCHMARK(DeviceMemoryUsage);
+SECTL_LAYER_BENCHMARK(Nanoseconds);
+SECTL_LAYER_BENCHMARK(AllocateAndDeallocate);
+SECTL_LAYER_BENCHMARK(HostMemoryAllocateAndDeallocate);
+SECTL_LAYER_BENCHMARK(UnifiedMemoryAllocateAndDeallocate);
+SECTL_LAYER_BENCHMARK(CreateAndDestroyStream);
+SECTL_LAYER_BENCHMARK(CreateAndDestroyEvent);
+SECTL_LAYER_BENCHMARK(CreateAndDestroyTimer);
 
 constexpr std::string_view kDirectSuffix = "Direct";
 constexpr std::string_view kLayerSuffix = "ThroughLayer";
@@ -299,13 +655,13 @@ class RatioReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::Finalize();
     std::FILE* out = stdout;
     std::fprintf(out, "\nthrough the layer (%s), real time per call:\n", PluginPath().c_str());
-    std::fprintf(out, "%-18s %12s %12s %12s %8s\n", "call", "direct", "layer", "added", "ratio");
+    std::fprintf(out, "%-36s %12s %12s %12s %8s\n", "call", "direct", "layer", "added", "ratio");
     for (const std::string& name : order_) {
       const Times& times = times_.at(name);
       if (!times.direct.ns || !times.layer.ns) continue;
       const double direct = *times.direct.ns;
       const double layer = *times.layer.ns;
-      std::fprintf(out, "%-18s %9.1f ns %9.1f ns %+9.1f ns %7.2fx\n", name.c_str(), direct, layer,
+      std::fprintf(out, "%-36s %9.1f ns %9.1f ns %+9.1f ns %7.2fx\n", name.c_str(), direct, layer,
                    layer - direct, direct > 0 ? layer / direct : 0.0);
     }
     std::fflush(out);

@@ -366,6 +366,8 @@ INSTANTIATE_TEST_SUITE_P(
         HostMisuse{"destroy-stream-with-pending-work", "stream.destroyed_with_pending_work"},
         HostMisuse{"copy-past-allocation-end", "memory.range_outside_allocation"},
         HostMisuse{"copy-to-unallocated", "memory.range_outside_allocation"},
+        // A withheld copy is no pending work: no stream.destroyed_with_pending_work.
+        HostMisuse{"enqueue-to-unallocated", "memory.range_outside_allocation"},
         HostMisuse{"htod-from-device-memory", "memory.host_pointer_in_device_memory"},
         HostMisuse{"device-arg-in-host-memory", "memory.device_pointer_in_host_memory"},
         HostMisuse{"deallocate-unknown", "memory.deallocate_unknown"},

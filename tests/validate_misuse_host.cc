@@ -340,6 +340,19 @@ bool CopyToUnallocated(Host& host) {
   return WasWithheld(host, "sync_memcpy_htod to unallocated memory") && untouched;
 }
 
+// The same on a stream: the withheld copy is no work on the stream, so
+// destroying the stream at once is no misuse (only the copy is).
+bool EnqueueToUnallocated(Host& host) {
+  SP_Stream stream = host.NewStream(0);
+  std::array<uint8_t, kSmall> not_device_memory{};
+  std::array<uint8_t, kSmall> source{};
+  SP_DeviceMemoryBase destination = DeviceRange(not_device_memory.data(), kSmall);
+  host.se().memcpy_htod(host.device(0), stream, &destination, source.data(), kSmall, host.status());
+  const bool withheld = WasWithheld(host, "memcpy_htod to unallocated memory");
+  host.se().destroy_stream(host.device(0), stream);
+  return withheld;
+}
+
 // TensorFlow 2.10's regression (tensorflow/tensorflow#57095): memcpy_htod
 // handed a device allocation as its host source.
 bool HtodFromDeviceMemory(Host& host) {
@@ -668,6 +681,7 @@ constexpr std::array kScenarios{
     Scenario{"destroy-stream-with-pending-work", DestroyStreamWithPendingWork},
     Scenario{"copy-past-allocation-end", CopyPastAllocationEnd},
     Scenario{"copy-to-unallocated", CopyToUnallocated},
+    Scenario{"enqueue-to-unallocated", EnqueueToUnallocated},
     Scenario{"htod-from-device-memory", HtodFromDeviceMemory},
     Scenario{"device-arg-in-host-memory", DeviceArgInHostMemory},
     Scenario{"deallocate-unknown", DeallocateUnknown},

@@ -62,10 +62,12 @@ class Call {
   Layer& layer() { return layer_; }
 
  private:
+  // Filled only up to argument_count_: left uninitialised beyond it, as
+  // zeroing the whole array on every call costs more than the checks.
   struct KeptArgument {
-    const char* name = nullptr;
-    uint64_t value = 0;
-    bool hex = false;
+    const char* name;
+    uint64_t value;
+    bool hex;
   };
   void Keep(const char* name, uint64_t value, bool hex);
 
@@ -75,7 +77,7 @@ class Call {
     void operator()(TF_Status* status) const { TF_DeleteStatus(status); }
   };
 
-  std::array<KeptArgument, 8> arguments_{};
+  std::array<KeptArgument, 8> arguments_;  // NOLINT(cppcoreguidelines-pro-type-member-init)
   size_t argument_count_ = 0;
   std::string withheld_;
   std::unique_ptr<TF_Status, StatusDeleter> substitute_status_;

@@ -18,12 +18,6 @@ void KeepChecksum(Call& call, const void* host, uint64_t size) {
   call.record().has_checksum = true;
 }
 
-// After an enqueueing call on `stream`.
-void NoteEnqueued(Call& call, SP_Stream stream, TF_Status* status) {
-  call.record().status = CodeOf(status);
-  if (CodeOf(status) == TF_OK) call.layer().objects().NoteEnqueued(stream);
-}
-
 // mem_zero, memset and memset32: `size` bytes at `location`, enqueued on
 // `stream`; the pattern, where there is one, comes before the size.
 template <auto Member, typename... Pattern>
@@ -33,10 +27,10 @@ void Fill(Call& call, const SP_Device* device, SP_Stream stream, SP_DeviceMemory
   call.record().size = size;
   (call.Number("pattern", pattern), ...);
   ((call.record().pattern = pattern), ...);
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
+  call.record().stream = CheckOrderedCall(call, stream).stream;
   call.record().destination = CheckDeviceArgument(call, "location", location, size);
   Forward<Member>(call, device, stream, location, pattern..., size, status);
-  NoteEnqueued(call, stream, status);
+  FinishOrderedCall(call, stream, status);
 }
 
 }  // namespace
@@ -46,12 +40,12 @@ void MemcpyDtoH(const SP_Device* device, SP_Stream stream, void* host_dst,
   Call call(PluginFunction::kMemcpyDtoH, device);
   call.Number("size", size);
   call.record().size = size;
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
+  call.record().stream = CheckOrderedCall(call, stream).stream;
   call.record().source = CheckDeviceArgument(call, "device_src", device_src, size);
   CheckHostArgument(call, "host_dst", host_dst, size);
   Forward<&SP_StreamExecutor::memcpy_dtoh>(call, device, stream, host_dst, device_src, size,
                                            status);
-  NoteEnqueued(call, stream, status);
+  FinishOrderedCall(call, stream, status);
 }
 
 void MemcpyHtoD(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* device_dst,
@@ -59,13 +53,13 @@ void MemcpyHtoD(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* 
   Call call(PluginFunction::kMemcpyHtoD, device);
   call.Number("size", size);
   call.record().size = size;
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
+  call.record().stream = CheckOrderedCall(call, stream).stream;
   call.record().destination = CheckDeviceArgument(call, "device_dst", device_dst, size);
   CheckHostArgument(call, "host_src", host_src, size);
   KeepChecksum(call, host_src, size);
   Forward<&SP_StreamExecutor::memcpy_htod>(call, device, stream, device_dst, host_src, size,
                                            status);
-  NoteEnqueued(call, stream, status);
+  FinishOrderedCall(call, stream, status);
 }
 
 void MemcpyDtoD(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* device_dst,
@@ -73,12 +67,12 @@ void MemcpyDtoD(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* 
   Call call(PluginFunction::kMemcpyDtoD, device);
   call.Number("size", size);
   call.record().size = size;
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
+  call.record().stream = CheckOrderedCall(call, stream).stream;
   call.record().destination = CheckDeviceArgument(call, "device_dst", device_dst, size);
   call.record().source = CheckDeviceArgument(call, "device_src", device_src, size);
   Forward<&SP_StreamExecutor::memcpy_dtod>(call, device, stream, device_dst, device_src, size,
                                            status);
-  NoteEnqueued(call, stream, status);
+  FinishOrderedCall(call, stream, status);
 }
 
 void SyncMemcpyDtoH(const SP_Device* device, void* host_dst, const SP_DeviceMemoryBase* device_src,

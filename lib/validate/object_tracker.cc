@@ -123,6 +123,12 @@ uint32_t ObjectTracker::HandleCreated(HandleKind kind, const void* handle, int32
 HandleCheck ObjectTracker::CheckHandle(HandleKind kind, const void* handle, int32_t device) const {
   if (handle == nullptr) return {};
   std::lock_guard lock(mutex_);
+  return CheckHandleLocked(kind, handle, device);
+}
+
+HandleCheck ObjectTracker::CheckHandleLocked(HandleKind kind, const void* handle,
+                                             int32_t device) const {
+  if (handle == nullptr) return {};
   const auto& table = handles_[IndexOf(kind)];
   const auto found = table.find(handle);
   if (found == table.end()) {
@@ -146,7 +152,6 @@ HandleCheck ObjectTracker::HandleDestroyed(HandleKind kind, const void* handle, 
   // The last creation is gone: forget the handle but for the ring.
   Forget(static_cast<uint8_t>(kind), handle, found->second.id, found->second.first_device);
   table.erase(found);
-  if (kind == HandleKind::kStream) enqueued_total_.erase(handle);
   if (kind == HandleKind::kEvent) recorded_events_.erase(handle);
   return before;
 }
@@ -158,7 +163,40 @@ void ObjectTracker::NoteEnqueued(const void* stream) {
   const auto found = table.find(stream);
   if (found == table.end()) return;
   ++found->second.unsynchronised;
-  ++enqueued_total_[stream];
+  ++found->second.enqueued_total;
+}
+
+ObjectTracker::OrderedCallCheck ObjectTracker::BeginOrderedCall(const void* stream, int32_t device,
+                                                                HandleKind other_kind,
+                                                                const void* other) {
+  OrderedCallCheck check;
+  std::lock_guard lock(mutex_);
+  check.stream = CheckHandleLocked(HandleKind::kStream, stream, device);
+  check.other = CheckHandleLocked(other_kind, other, device);
+  // Counted only where the call will be passed on (a destroyed or unknown
+  // handle withholds it) and the stream is one the layer tracks.
+  const auto passed_on = [](HandleUse use) {
+    return use != HandleUse::kNeverCreated && use != HandleUse::kDestroyed;
+  };
+  if (stream != nullptr && passed_on(check.stream.use) && passed_on(check.other.use)) {
+    auto& table = handles_[IndexOf(HandleKind::kStream)];
+    if (const auto found = table.find(stream); found != table.end()) {
+      ++found->second.unsynchronised;
+      ++found->second.enqueued_total;
+    }
+  }
+  return check;
+}
+
+void ObjectTracker::EnqueueFailed(const void* stream) {
+  if (stream == nullptr) return;
+  std::lock_guard lock(mutex_);
+  auto& table = handles_[IndexOf(HandleKind::kStream)];
+  const auto found = table.find(stream);
+  if (found == table.end()) return;
+  // A synchronisation in between may have cleared the count already.
+  if (found->second.unsynchronised > 0) --found->second.unsynchronised;
+  if (found->second.enqueued_total > 0) --found->second.enqueued_total;
 }
 
 void ObjectTracker::NoteStreamSynchronised(const void* stream) {
@@ -178,7 +216,10 @@ void ObjectTracker::NoteDeviceSynchronised(int32_t device) {
 void ObjectTracker::NoteEventRecorded(const void* event, const void* stream) {
   if (event == nullptr || stream == nullptr) return;
   std::lock_guard lock(mutex_);
-  recorded_events_[event] = EventRecordState{stream, enqueued_total_[stream]};
+  auto& streams = handles_[IndexOf(HandleKind::kStream)];
+  const auto found = streams.find(stream);
+  recorded_events_[event] =
+      EventRecordState{stream, found != streams.end() ? found->second.enqueued_total : 0};
 }
 
 void ObjectTracker::NoteEventComplete(const void* event) {
@@ -190,7 +231,7 @@ void ObjectTracker::NoteEventComplete(const void* event) {
   const auto stream = table.find(record.stream);
   if (stream == table.end()) return;
   // Work enqueued after the record is not covered by the event.
-  const uint64_t after = enqueued_total_[record.stream] - record.work_at_record;
+  const uint64_t after = stream->second.enqueued_total - record.work_at_record;
   if (after < stream->second.unsynchronised) stream->second.unsynchronised = after;
 }
 

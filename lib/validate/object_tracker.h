@@ -25,6 +25,7 @@
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "trace/trace_record.h"
 #include "validate/layer_heap.h"
+#include "validate/short_lock.h"
 
 namespace sectl::validate {
 
@@ -119,6 +120,21 @@ class ObjectTracker {
   // Counts a destroy. The check says how the handle stood before it.
   HandleCheck HandleDestroyed(HandleKind kind, const void* handle, int32_t device);
 
+  // A stream-ordered call, before it is passed on, under one lock (the
+  // layer's cost per call is mostly its locks): `stream` checked, and
+  // `other` (of `other_kind`: an event, a timer, the source stream of a
+  // dependency) when given; and the call counted as work enqueued on the
+  // stream, as if it will succeed. The caller undoes that with
+  // EnqueueFailed when the plugin refuses the call or it is withheld.
+  struct OrderedCallCheck {
+    HandleCheck stream;
+    HandleCheck other;
+  };
+  OrderedCallCheck BeginOrderedCall(const void* stream, int32_t device,
+                                    HandleKind other_kind = HandleKind::kStream,
+                                    const void* other = nullptr);
+  void EnqueueFailed(const void* stream);
+
   // Work on streams, for destroy-with-pending-work.
   void NoteEnqueued(const void* stream);
   void NoteStreamSynchronised(const void* stream);
@@ -172,7 +188,9 @@ class ObjectTracker {
     bool other_devices = false;  // created on a device numbered 64 or more
     int32_t first_device = -1;
     uint64_t unsynchronised = 0;  // streams: work enqueued since done
+    uint64_t enqueued_total = 0;  // streams: work enqueued ever (event records compare it)
   };
+  HandleCheck CheckHandleLocked(HandleKind kind, const void* handle, int32_t device) const;
   struct EventRecordState {
     const void* stream = nullptr;
     uint64_t work_at_record = 0;  // the stream's enqueue count when recorded
@@ -216,11 +234,10 @@ class ObjectTracker {
   // Every table lives in the layer's own guarded mappings (layer_heap.h),
   // out of reach of the plugin's and the host's stray heap writes.
   using HandleTable = std::pmr::unordered_map<const void*, HandleState>;
-  mutable std::mutex mutex_;
+  mutable ShortLock mutex_;
   std::array<HandleTable, 3> handles_{HandleTable(LayerHeap()), HandleTable(LayerHeap()),
                                       HandleTable(LayerHeap())};
   uint32_t next_handle_id_[3] = {1, 1, 1};
-  std::pmr::unordered_map<const void*, uint64_t> enqueued_total_{LayerHeap()};  // per stream
   std::pmr::unordered_map<const void*, EventRecordState> recorded_events_{LayerHeap()};
 
   std::pmr::map<uintptr_t, AllocationRecord> device_allocations_{LayerHeap()};

@@ -15,11 +15,6 @@ namespace {
 
 using abi::PluginFunction;
 
-void NoteEnqueued(Call& call, SP_Stream stream, TF_Status* status) {
-  call.record().status = CodeOf(status);
-  if (CodeOf(status) == TF_OK) call.layer().objects().NoteEnqueued(stream);
-}
-
 void RunCallback(void* argument, TF_Status* status);
 
 // What the plugin calls in place of the host's callback. No exception of
@@ -81,10 +76,11 @@ void DestroyStream(const SP_Device* device, SP_Stream stream) {
 void CreateStreamDependency(const SP_Device* device, SP_Stream dependent, SP_Stream other,
                             TF_Status* status) {
   Call call(PluginFunction::kCreateStreamDependency, device);
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "dependent", dependent);
-  call.record().other_stream = CheckHandleArgument(call, HandleKind::kStream, "other", other);
+  const OrderedCallIds ids = CheckOrderedCall(call, dependent, HandleKind::kStream, "other", other);
+  call.record().stream = ids.stream;
+  call.record().other_stream = ids.other;
   Forward<&SP_StreamExecutor::create_stream_dependency>(call, device, dependent, other, status);
-  NoteEnqueued(call, dependent, status);
+  FinishOrderedCall(call, dependent, status);
 }
 
 void GetStreamStatus(const SP_Device* device, SP_Stream stream, TF_Status* status) {
@@ -129,20 +125,23 @@ SE_EventStatus GetEventStatus(const SP_Device* device, SP_Event event) {
 
 void RecordEvent(const SP_Device* device, SP_Stream stream, SP_Event event, TF_Status* status) {
   Call call(PluginFunction::kRecordEvent, device);
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
-  call.record().event = CheckHandleArgument(call, HandleKind::kEvent, "event", event);
+  const OrderedCallIds ids = CheckOrderedCall(call, stream, HandleKind::kEvent, "event", event);
+  call.record().stream = ids.stream;
+  call.record().event = ids.other;
   Forward<&SP_StreamExecutor::record_event>(call, device, stream, event, status);
-  NoteEnqueued(call, stream, status);
-  if (CodeOf(status) == TF_OK) call.layer().objects().NoteEventRecorded(event, stream);
+  FinishOrderedCall(call, stream, status);
+  if (!call.withheld() && CodeOf(status) == TF_OK) {
+    call.layer().objects().NoteEventRecorded(event, stream);
+  }
 }
 
-void WaitForEvent(const SP_Device* const device, SP_Stream stream, SP_Event event,
-                  TF_Status* const status) {
+void WaitForEvent(const SP_Device* device, SP_Stream stream, SP_Event event, TF_Status* status) {
   Call call(PluginFunction::kWaitForEvent, device);
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
-  call.record().event = CheckHandleArgument(call, HandleKind::kEvent, "event", event);
+  const OrderedCallIds ids = CheckOrderedCall(call, stream, HandleKind::kEvent, "event", event);
+  call.record().stream = ids.stream;
+  call.record().event = ids.other;
   Forward<&SP_StreamExecutor::wait_for_event>(call, device, stream, event, status);
-  NoteEnqueued(call, stream, status);
+  FinishOrderedCall(call, stream, status);
 }
 
 void CreateTimer(const SP_Device* device, SP_Timer* timer, TF_Status* status) {
@@ -162,18 +161,20 @@ void DestroyTimer(const SP_Device* device, SP_Timer timer) {
 
 void StartTimer(const SP_Device* device, SP_Stream stream, SP_Timer timer, TF_Status* status) {
   Call call(PluginFunction::kStartTimer, device);
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
-  call.record().timer = CheckHandleArgument(call, HandleKind::kTimer, "timer", timer);
+  const OrderedCallIds ids = CheckOrderedCall(call, stream, HandleKind::kTimer, "timer", timer);
+  call.record().stream = ids.stream;
+  call.record().timer = ids.other;
   Forward<&SP_StreamExecutor::start_timer>(call, device, stream, timer, status);
-  NoteEnqueued(call, stream, status);
+  FinishOrderedCall(call, stream, status);
 }
 
 void StopTimer(const SP_Device* device, SP_Stream stream, SP_Timer timer, TF_Status* status) {
   Call call(PluginFunction::kStopTimer, device);
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
-  call.record().timer = CheckHandleArgument(call, HandleKind::kTimer, "timer", timer);
+  const OrderedCallIds ids = CheckOrderedCall(call, stream, HandleKind::kTimer, "timer", timer);
+  call.record().stream = ids.stream;
+  call.record().timer = ids.other;
   Forward<&SP_StreamExecutor::stop_timer>(call, device, stream, timer, status);
-  NoteEnqueued(call, stream, status);
+  FinishOrderedCall(call, stream, status);
 }
 
 uint64_t Nanoseconds(SP_Timer timer) {
@@ -215,7 +216,7 @@ void SynchronizeAllActivity(const SP_Device* device, TF_Status* status) {
 TF_Bool HostCallback(const SP_Device* device, SP_Stream stream, SE_StatusCallbackFn callback_fn,
                      void* callback_arg) {
   Call call(PluginFunction::kHostCallback, device);
-  call.record().stream = CheckHandleArgument(call, HandleKind::kStream, "stream", stream);
+  call.record().stream = CheckOrderedCall(call, stream).stream;
   PendingCallback pending;
   pending.function = callback_fn;
   pending.argument = callback_arg;
@@ -234,9 +235,9 @@ TF_Bool HostCallback(const SP_Device* device, SP_Stream stream, SE_StatusCallbac
       call, device, stream, &CallbackTrampoline, argument);
   call.record().result = enqueued;
   if (enqueued) {
-    objects.NoteEnqueued(stream);
     objects.CallbackEnqueueReturned(id, call.layer().LastSequence());
   } else {
+    objects.EnqueueFailed(stream);
     objects.CallbackNotEnqueued(id);  // "not enqueued": the host will not wait for it
   }
   return enqueued;

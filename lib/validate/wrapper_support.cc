@@ -80,6 +80,24 @@ uint32_t CheckHandleArgument(Call& call, HandleKind kind, const char* name, cons
   return check.id;
 }
 
+OrderedCallIds CheckOrderedCall(Call& call, const void* stream, HandleKind other_kind,
+                                const char* other_name, const void* other) {
+  call.Address("stream", stream);
+  if (other_name != nullptr) call.Address(other_name, other);
+  const ObjectTracker::OrderedCallCheck check =
+      call.layer().objects().BeginOrderedCall(stream, call.device(), other_kind, other);
+  RaiseHandleMisuse(call, HandleKind::kStream, "stream", stream, check.stream, false);
+  if (other_name != nullptr) {
+    RaiseHandleMisuse(call, other_kind, other_name, other, check.other, false);
+  }
+  return {check.stream.id, check.other.id};
+}
+
+void FinishOrderedCall(Call& call, const void* stream, TF_Status* status) {
+  call.record().status = CodeOf(status);
+  if (call.withheld() || CodeOf(status) != TF_OK) call.layer().objects().EnqueueFailed(stream);
+}
+
 trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
                                        const SP_DeviceMemoryBase* memory, uint64_t size) {
   const void* address = memory != nullptr ? memory->opaque : nullptr;

@@ -20,6 +20,22 @@ int32_t CodeOf(TF_Status* status);
 // call's device; returns its identity for the trace (0 when untracked).
 uint32_t CheckHandleArgument(Call& call, HandleKind kind, const char* name, const void* handle);
 
+// A stream-ordered call's handles, checked under one lock
+// (ObjectTracker::BeginOrderedCall): `stream`, and `other` of `other_kind`
+// (argument `other_name`) when given. The call is counted as enqueued on
+// the stream; FinishOrderedCall undoes that if it does not go through.
+// The identities are for the trace.
+struct OrderedCallIds {
+  uint32_t stream = 0;
+  uint32_t other = 0;
+};
+OrderedCallIds CheckOrderedCall(Call& call, const void* stream,
+                                HandleKind other_kind = HandleKind::kStream,
+                                const char* other_name = nullptr, const void* other = nullptr);
+// After a stream-ordered call: its status for the trace, and the enqueue
+// taken back when the call was withheld or the plugin refused it.
+void FinishOrderedCall(Call& call, const void* stream, TF_Status* status);
+
 // Checks that [memory->opaque, + size) lies in a live device allocation.
 trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
                                        const SP_DeviceMemoryBase* memory, uint64_t size);
