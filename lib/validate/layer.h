@@ -20,6 +20,7 @@
 #include "validate/finding_log.h"
 #include "validate/layer_config.h"
 #include "validate/object_tracker.h"
+#include "validate/short_lock.h"
 
 namespace sectl::trace {
 class TraceWriter;
@@ -119,7 +120,7 @@ class Layer {
   FindingLog findings_;
 
   bool tracing_ = false;
-  std::mutex trace_mutex_;
+  ShortLock trace_mutex_;  // held for one record's encoding (or a flush)
   std::unique_ptr<trace::TraceWriter> trace_;
   std::string trace_error_;
 

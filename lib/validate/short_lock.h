@@ -26,6 +26,7 @@ class ShortLock {
       }
     }
   }
+  bool try_lock() noexcept { return !held_.exchange(true, std::memory_order_acquire); }
   void unlock() noexcept { held_.store(false, std::memory_order_release); }
 
  private:
