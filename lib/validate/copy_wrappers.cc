@@ -41,8 +41,8 @@ void MemcpyDtoH(const SP_Device* device, SP_Stream stream, void* host_dst,
   call.Number("size", size);
   call.record().size = size;
   call.record().stream = CheckOrderedCall(call, stream).stream;
-  call.record().source = CheckDeviceArgument(call, "device_src", device_src, size);
-  CheckHostArgument(call, "host_dst", host_dst, size);
+  call.record().source =
+      CheckCopyArguments(call, "device_src", device_src, "host_dst", host_dst, size);
   Forward<&SP_StreamExecutor::memcpy_dtoh>(call, device, stream, host_dst, device_src, size,
                                            status);
   FinishOrderedCall(call, stream, status);
@@ -54,8 +54,8 @@ void MemcpyHtoD(const SP_Device* device, SP_Stream stream, SP_DeviceMemoryBase* 
   call.Number("size", size);
   call.record().size = size;
   call.record().stream = CheckOrderedCall(call, stream).stream;
-  call.record().destination = CheckDeviceArgument(call, "device_dst", device_dst, size);
-  CheckHostArgument(call, "host_src", host_src, size);
+  call.record().destination =
+      CheckCopyArguments(call, "device_dst", device_dst, "host_src", host_src, size);
   KeepChecksum(call, host_src, size);
   Forward<&SP_StreamExecutor::memcpy_htod>(call, device, stream, device_dst, host_src, size,
                                            status);
@@ -80,8 +80,8 @@ void SyncMemcpyDtoH(const SP_Device* device, void* host_dst, const SP_DeviceMemo
   Call call(PluginFunction::kSyncMemcpyDtoH, device);
   call.Number("size", size);
   call.record().size = size;
-  call.record().source = CheckDeviceArgument(call, "device_src", device_src, size);
-  CheckHostArgument(call, "host_dst", host_dst, size);
+  call.record().source =
+      CheckCopyArguments(call, "device_src", device_src, "host_dst", host_dst, size);
   Forward<&SP_StreamExecutor::sync_memcpy_dtoh>(call, device, host_dst, device_src, size, status);
   call.record().status = CodeOf(status);
   if (CodeOf(status) == TF_OK) KeepChecksum(call, host_dst, size);
@@ -92,8 +92,8 @@ void SyncMemcpyHtoD(const SP_Device* device, SP_DeviceMemoryBase* device_dst, co
   Call call(PluginFunction::kSyncMemcpyHtoD, device);
   call.Number("size", size);
   call.record().size = size;
-  call.record().destination = CheckDeviceArgument(call, "device_dst", device_dst, size);
-  CheckHostArgument(call, "host_src", host_src, size);
+  call.record().destination =
+      CheckCopyArguments(call, "device_dst", device_dst, "host_src", host_src, size);
   KeepChecksum(call, host_src, size);
   Forward<&SP_StreamExecutor::sync_memcpy_htod>(call, device, device_dst, host_src, size, status);
   call.record().status = CodeOf(status);

@@ -342,8 +342,12 @@ std::pmr::map<uintptr_t, AllocationRecord>::const_iterator ObjectTracker::Contai
 
 RangeCheck ObjectTracker::PlaceDeviceRange(const void* address, uint64_t size) const {
   if (size == 0) return {RangePlace::kEmpty, {0, 0, 0}};
-  const uintptr_t start = AddressOf(address);
   std::lock_guard lock(mutex_);
+  return PlaceDeviceRangeLocked(AddressOf(address), size);
+}
+
+RangeCheck ObjectTracker::PlaceDeviceRangeLocked(uintptr_t start, uint64_t size) const {
+  if (size == 0) return {RangePlace::kEmpty, {0, 0, 0}};
   const auto allocation = Containing(start, size);
   if (allocation != device_allocations_.end()) {
     const AllocationRecord& record = allocation->second;
@@ -365,8 +369,13 @@ RangeCheck ObjectTracker::PlaceDeviceRange(const void* address, uint64_t size) c
 std::optional<AllocationRecord> ObjectTracker::DeviceAllocationTouching(const void* address,
                                                                         uint64_t size) const {
   if (size == 0) return std::nullopt;
-  const uintptr_t start = AddressOf(address);
   std::lock_guard lock(mutex_);
+  return DeviceAllocationTouchingLocked(AddressOf(address), size);
+}
+
+std::optional<AllocationRecord> ObjectTracker::DeviceAllocationTouchingLocked(uintptr_t start,
+                                                                              uint64_t size) const {
+  if (size == 0) return std::nullopt;
   const auto before = Containing(start, size);
   if (before != device_allocations_.end() && !before->second.unified &&
       start - before->second.base < before->second.size) {
@@ -378,6 +387,13 @@ std::optional<AllocationRecord> ObjectTracker::DeviceAllocationTouching(const vo
     return after->second;
   }
   return std::nullopt;
+}
+
+ObjectTracker::CopyPlaces ObjectTracker::PlaceCopy(const void* device_address, uint64_t size,
+                                                   const void* host_address) const {
+  std::lock_guard lock(mutex_);
+  return {PlaceDeviceRangeLocked(AddressOf(device_address), size),
+          DeviceAllocationTouchingLocked(AddressOf(host_address), size)};
 }
 
 std::vector<AllocationRecord> ObjectTracker::LiveAllocations(std::optional<int32_t> device) const {

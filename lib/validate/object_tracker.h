@@ -163,6 +163,13 @@ class ObjectTracker {
   // that host code must not touch (not unified memory), if any.
   std::optional<AllocationRecord> DeviceAllocationTouching(const void* address,
                                                            uint64_t size) const;
+  // A copy between host and device memory, under one lock: where its
+  // device range lies, and the device allocation its host range touches.
+  struct CopyPlaces {
+    RangeCheck device;
+    std::optional<AllocationRecord> host_touches;
+  };
+  CopyPlaces PlaceCopy(const void* device_address, uint64_t size, const void* host_address) const;
   std::vector<AllocationRecord> LiveAllocations(std::optional<int32_t> device) const;
 
   // Host callbacks.
@@ -197,6 +204,9 @@ class ObjectTracker {
   };
 
   static bool CreatedOn(const HandleState& state, int32_t device);
+  RangeCheck PlaceDeviceRangeLocked(uintptr_t start, uint64_t size) const;
+  std::optional<AllocationRecord> DeviceAllocationTouchingLocked(uintptr_t start,
+                                                                 uint64_t size) const;
 
   // The live device allocation that contains [start, start + size) whole,
   // else one that contains `start`; end() when none. Only once the plugin

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "validate/layer.h"
 
@@ -98,11 +99,11 @@ void FinishOrderedCall(Call& call, const void* stream, TF_Status* status) {
   if (call.withheld() || CodeOf(status) != TF_OK) call.layer().objects().EnqueueFailed(stream);
 }
 
-trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
-                                       const SP_DeviceMemoryBase* memory, uint64_t size) {
-  const void* address = memory != nullptr ? memory->opaque : nullptr;
-  call.Address(name, address);
-  const RangeCheck check = call.layer().objects().PlaceDeviceRange(address, size);
+namespace {
+
+// Raises what `check` says about device range argument `name`.
+void RaiseRangeMisuse(Call& call, const char* name, const void* address, uint64_t size,
+                      const RangeCheck& check) {
   switch (check.place) {
     case RangePlace::kInside:
     case RangePlace::kEmpty:
@@ -127,18 +128,46 @@ trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
           fmt::format("{} {} ({} bytes) is in no live device allocation", name, address, size));
       break;
   }
-  return check.range;
 }
 
-void CheckHostArgument(Call& call, const char* name, const void* host, uint64_t size) {
-  call.Address(name, host);
-  const auto allocation = call.layer().objects().DeviceAllocationTouching(host, size);
+// Raises a host argument `name` that touches device allocation `allocation`.
+void RaiseHostMisuse(Call& call, const char* name, const void* host, uint64_t size,
+                     const std::optional<AllocationRecord>& allocation) {
   if (!allocation) return;
   call.Raise(FindingKind::kHostPointerInDeviceMemory,
              fmt::format("{} {} ({} bytes) points into device allocation {} ({:#x}, {} bytes, "
                          "device {})",
                          name, host, size, allocation->id, allocation->base, allocation->size,
                          allocation->device));
+}
+
+}  // namespace
+
+trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
+                                       const SP_DeviceMemoryBase* memory, uint64_t size) {
+  const void* address = memory != nullptr ? memory->opaque : nullptr;
+  call.Address(name, address);
+  const RangeCheck check = call.layer().objects().PlaceDeviceRange(address, size);
+  RaiseRangeMisuse(call, name, address, size, check);
+  return check.range;
+}
+
+void CheckHostArgument(Call& call, const char* name, const void* host, uint64_t size) {
+  call.Address(name, host);
+  RaiseHostMisuse(call, name, host, size,
+                  call.layer().objects().DeviceAllocationTouching(host, size));
+}
+
+trace::DeviceRange CheckCopyArguments(Call& call, const char* device_name,
+                                      const SP_DeviceMemoryBase* memory, const char* host_name,
+                                      const void* host, uint64_t size) {
+  const void* address = memory != nullptr ? memory->opaque : nullptr;
+  call.Address(device_name, address);
+  call.Address(host_name, host);
+  const ObjectTracker::CopyPlaces places = call.layer().objects().PlaceCopy(address, size, host);
+  RaiseRangeMisuse(call, device_name, address, size, places.device);
+  RaiseHostMisuse(call, host_name, host, size, places.host_touches);
+  return places.device.range;
 }
 
 uint32_t NoteCreatedHandle(Call& call, HandleKind kind, const void* handle, TF_Status* status) {

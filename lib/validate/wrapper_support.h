@@ -43,6 +43,12 @@ trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
 // Checks that host memory [host, + size) is not device memory.
 void CheckHostArgument(Call& call, const char* name, const void* host, uint64_t size);
 
+// Both checks of a copy between host and device memory, under one lock;
+// the device range for the trace.
+trace::DeviceRange CheckCopyArguments(Call& call, const char* device_name,
+                                      const SP_DeviceMemoryBase* memory, const char* host_name,
+                                      const void* host, uint64_t size);
+
 // After a create function: the handle against the status, and its
 // identity for the trace (0 for none).
 uint32_t NoteCreatedHandle(Call& call, HandleKind kind, const void* handle, TF_Status* status);
