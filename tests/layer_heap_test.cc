@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <memory_resource>
 #include <new>
 #include <string>
@@ -38,15 +38,13 @@ TEST(LayerHeap, GivesWritableMemoryFencedOnBothSides) {
 TEST(LayerHeap, KeepsContainersOutOfTheMallocHeap) {
   std::pmr::vector<std::pmr::string> kept(LayerHeap());
   kept.emplace_back("a finding's message, long enough not to fit in a small string");
-  const auto* heap_block = static_cast<char*>(std::malloc(64));
-  ASSERT_NE(heap_block, nullptr);
+  const auto heap_block = std::make_unique<char[]>(64);  // from the ordinary heap
   const auto kept_address = reinterpret_cast<uintptr_t>(kept.front().data());
-  const auto heap_address = reinterpret_cast<uintptr_t>(heap_block);
+  const auto heap_address = reinterpret_cast<uintptr_t>(heap_block.get());
   // Separate mappings: far apart, not neighbours in one arena.
   const uintptr_t distance =
       kept_address > heap_address ? kept_address - heap_address : heap_address - kept_address;
   EXPECT_GT(distance, uintptr_t{1} << 20);
-  std::free(const_cast<char*>(heap_block));
 }
 
 TEST(LayerHeap, RefusesWhatItCannotAlign) {

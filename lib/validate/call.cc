@@ -50,6 +50,8 @@ uint32_t ThisThreadNumber() {
   return number;
 }
 
+// arguments_ is filled only up to argument_count_ (call.h says why).
+// NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init)
 Call::Call(abi::PluginFunction function, const SP_Device* device, trace::RecordKind kind)
     : layer_(Layer::Get()) {
   record_.kind = kind;
@@ -105,7 +107,7 @@ void Call::Raise(FindingKind kind, std::string message) {
     finding.arguments.push_back({argument.name, argument.hex ? fmt::format("{:#x}", argument.value)
                                                              : std::to_string(argument.value)});
   }
-  layer_.findings().Add(std::move(finding));
+  layer_.findings().Add(finding);
   if (InfoOf(kind).severity == Severity::kError) layer_.AfterError();
 }
 

@@ -21,7 +21,7 @@ void Announce(const Finding& finding) {
 
 }  // namespace
 
-bool FindingLog::Add(Finding finding) {
+bool FindingLog::Add(const Finding& finding) {
   std::lock_guard lock(mutex_);
   for (KeptFinding& seen : findings_) {
     if (seen.kind == finding.kind && seen.function == finding.function) {

@@ -42,7 +42,7 @@ class FindingLog {
 
   // Adds `finding`, or counts it when the same kind was already seen at the
   // same function. Returns whether it was the first of its kind there.
-  bool Add(Finding finding);
+  bool Add(const Finding& finding);
 
   std::vector<Finding> Snapshot() const;
   // Error-severity findings so far, counting repeats.

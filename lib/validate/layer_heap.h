@@ -21,8 +21,11 @@ namespace sectl::validate {
 class GuardedMappingResource : public std::pmr::memory_resource {
  public:
   GuardedMappingResource() = default;
+  ~GuardedMappingResource() override = default;
   GuardedMappingResource(const GuardedMappingResource&) = delete;
   GuardedMappingResource& operator=(const GuardedMappingResource&) = delete;
+  GuardedMappingResource(GuardedMappingResource&&) = delete;
+  GuardedMappingResource& operator=(GuardedMappingResource&&) = delete;
 
   // Bytes mapped so far, guard pages excluded.
   size_t mapped_bytes() const;
