@@ -56,17 +56,14 @@ Call::Call(abi::PluginFunction function, const SP_Device* device, trace::RecordK
     : layer_(Layer::Get()) {
   record_.kind = kind;
   record_.function = function;
-  // A device the host created through the layer is known by its address:
-  // once destroyed, its struct may be freed memory, not to be read.
-  const std::optional<DeviceState> known =
-      device != nullptr ? layer_.objects().FindDevice(device) : std::nullopt;
-  record_.device = known ? known->ordinal : device != nullptr ? device->ordinal : -1;
+  record_.device = device != nullptr ? device->ordinal : -1;
   record_.sequence = layer_.NextSequence();
   record_.thread = ThisThreadNumber();
   if (layer_.tracing()) record_.start_ns = layer_.Now();
-  if (known && !known->live && kind == trace::RecordKind::kCall) {
+  if (kind == trace::RecordKind::kCall &&
+      layer_.objects().DeviceWasDestroyed(device, record_.device)) {
     const std::string what = fmt::format("device {} ({}) was destroyed before this call",
-                                         known->ordinal, static_cast<const void*>(device));
+                                         record_.device, static_cast<const void*>(device));
     Raise(FindingKind::kDeviceUsedAfterDestroy, what);
     Withhold(what);
   }

@@ -55,39 +55,32 @@ const ObjectTracker::Forgotten* ObjectTracker::Recall(uint8_t kind, const void* 
   return nullptr;
 }
 
-void ObjectTracker::DeviceCreated(const SP_Device* device, int32_t ordinal) {
-  if (device == nullptr) return;
-  std::lock_guard lock(mutex_);
-  const size_t used = device_slots_used_.load();
-  for (size_t i = 0; i < used; ++i) {
-    if (devices_[i].address.load() == device) {
-      devices_[i].ordinal.store(ordinal);
-      devices_[i].live.store(true);
-      return;
-    }
-  }
-  if (used == devices_.size()) return;  // a host with more devices: left unchecked
-  devices_[used].ordinal.store(ordinal);
-  devices_[used].live.store(true);
-  devices_[used].address.store(device);
-  device_slots_used_.store(used + 1);  // published last: readers see a whole slot
-}
-
-void ObjectTracker::DeviceDestroyed(const SP_Device* device) {
-  const size_t used = device_slots_used_.load();
-  for (size_t i = 0; i < used; ++i) {
-    if (devices_[i].address.load() == device) devices_[i].live.store(false);
+void ObjectTracker::DeviceCreated(int32_t ordinal) {
+  if (ordinal >= 0 && static_cast<size_t>(ordinal) < kTrackedOrdinals) {
+    ordinal_live_[static_cast<size_t>(ordinal)].fetch_add(1);
   }
 }
 
-std::optional<DeviceState> ObjectTracker::FindDevice(const SP_Device* device) const {
-  const size_t used = device_slots_used_.load();
-  for (size_t i = 0; i < used; ++i) {
-    if (devices_[i].address.load(std::memory_order_relaxed) == device) {
-      return DeviceState{devices_[i].ordinal.load(), devices_[i].live.load()};
-    }
+void ObjectTracker::DeviceDestroyed(const SP_Device* device, int32_t ordinal) {
+  if (ordinal < 0 || static_cast<size_t>(ordinal) >= kTrackedOrdinals || device == nullptr) return;
+  auto& live = ordinal_live_[static_cast<size_t>(ordinal)];
+  for (int32_t now = live.load(); now > 0 && !live.compare_exchange_weak(now, now - 1);) {
   }
-  return std::nullopt;
+  destroyed_at_[next_destroyed_.fetch_add(1) % destroyed_at_.size()].store(device);
+}
+
+bool ObjectTracker::DeviceWasDestroyed(const SP_Device* device, int32_t ordinal) const {
+  if (device == nullptr || next_destroyed_.load(std::memory_order_relaxed) == 0) return false;
+  bool destroyed_here = false;
+  for (const auto& address : destroyed_at_) {
+    if (address.load(std::memory_order_relaxed) == device) destroyed_here = true;
+  }
+  if (!destroyed_here) return false;
+  // The address may hold another device by now (the host's allocator gave
+  // the struct's memory to the next executor): only a device not live is
+  // a use after destroy.
+  if (ordinal < 0 || static_cast<size_t>(ordinal) >= kTrackedOrdinals) return true;
+  return ordinal_live_[static_cast<size_t>(ordinal)].load() <= 0;
 }
 
 std::array<size_t, 3> ObjectTracker::LiveHandlesOn(int32_t device) const {

@@ -79,12 +79,6 @@ struct AllocationRecord {
 
 enum class Deallocation : uint8_t { kOk, kUnknown, kTwice, kNull, kOtherDevice };
 
-// A device the host created through the layer, as the layer last saw it.
-struct DeviceState {
-  int32_t ordinal = -1;
-  bool live = false;  // false once destroy_device was called for it
-};
-
 // A host callback the plugin has been given and has not yet run.
 struct PendingCallback {
   SE_StatusCallbackFn function = nullptr;
@@ -104,13 +98,20 @@ struct PendingCallback {
 
 class ObjectTracker {
  public:
-  // Devices: the host's SP_Device structs, by address. FindDevice takes no
-  // lock (every call looks its device up): the table is a fixed array,
-  // filled in order and never shrunk.
-  void DeviceCreated(const SP_Device* device, int32_t ordinal);
-  void DeviceDestroyed(const SP_Device* device);
-  // nullopt for a device never created through the layer.
-  std::optional<DeviceState> FindDevice(const SP_Device* device) const;
+  // Devices. TensorFlow hands create_device an SP_Device on its stack and
+  // passes its executor's own copy (another address) to every later call,
+  // so the layer cannot key devices by the address create_device saw. It
+  // keeps which ordinals are live, and the addresses destroy_device was
+  // given: a later call on such an address whose device (by the ordinal
+  // now there) is not live is a use after destroy. Lock-free (every call
+  // asks): fixed arrays, written only by create and destroy.
+  // `ordinal`: SP_Device.ordinal as the plugin filled it in, which is what
+  // later calls read.
+  void DeviceCreated(int32_t ordinal);
+  void DeviceDestroyed(const SP_Device* device, int32_t ordinal);
+  // Whether a call on `device`, which now reads `ordinal`, uses a destroyed
+  // device.
+  bool DeviceWasDestroyed(const SP_Device* device, int32_t ordinal) const;
   // Live streams, events and timers created on `device`, by HandleKind.
   std::array<size_t, 3> LiveHandlesOn(int32_t device) const;
 
@@ -218,13 +219,12 @@ class ObjectTracker {
                                                                         uint64_t size) const;
   static constexpr size_t kOverlapSearchLimit = 4096;
 
-  struct DeviceSlot {
-    std::atomic<const SP_Device*> address{nullptr};
-    std::atomic<int32_t> ordinal{-1};
-    std::atomic<bool> live{false};
-  };
-  std::array<DeviceSlot, 64> devices_{};
-  std::atomic<size_t> device_slots_used_{0};
+  static constexpr size_t kTrackedOrdinals = 64;  // higher ordinals go unchecked
+  // Devices created minus destroyed, per ordinal as the plugin filled it in
+  // (a plugin may give several devices one ordinal).
+  std::array<std::atomic<int32_t>, kTrackedOrdinals> ordinal_live_{};
+  std::array<std::atomic<const SP_Device*>, 64> destroyed_at_{};  // a ring
+  std::atomic<size_t> next_destroyed_{0};
 
   // What was destroyed or freed lately, to tell a second destroy (or a use
   // after destroy) from a value that was never created. A fixed ring, so

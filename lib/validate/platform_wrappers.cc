@@ -78,7 +78,7 @@ void CreateDevice(const SP_Platform* platform, SE_CreateDeviceParams* params, TF
   call.record().status = CodeOf(status);
   if (CodeOf(status) == TF_OK && params != nullptr) {
     CompareStructSize(call, abi::StructKind::kDevice, params->device, host_device_size);
-    call.layer().objects().DeviceCreated(params->device, params->ordinal);
+    if (params->device != nullptr) call.layer().objects().DeviceCreated(params->device->ordinal);
   }
 }
 
@@ -90,7 +90,7 @@ void DestroyDevice(const SP_Platform* platform, SP_Device* device) {
       CheckNoLiveHandles(call);
     }
     Forward<&SP_PlatformFns::destroy_device>(call, platform, device);
-    if (!call.withheld()) call.layer().objects().DeviceDestroyed(device);
+    if (!call.withheld()) call.layer().objects().DeviceDestroyed(device, call.device());
   }
   Layer::Get().WriteReport("teardown");
 }
