@@ -444,8 +444,47 @@ TEST(ValidateLayerHost, ReportWrittenAtExitNamesTheFunctions) {
   const json finding = FindingWithId(reports, "handle.use_after_destroy");
   ASSERT_FALSE(finding.is_null());
   EXPECT_EQ(finding["function"], "SP_StreamExecutor.create_stream_dependency");
-  EXPECT_EQ(reports[0]["calls"].value("SP_StreamExecutor.create_stream_dependency", 0), 1)
-      << reports[0]["calls"].dump();
+  // Kept from the plugin (a destroyed stream), so counted as withheld.
+  EXPECT_EQ(reports[0]["withheld"].value("SP_StreamExecutor.create_stream_dependency", 0), 1)
+      << reports[0]["withheld"].dump();
+}
+
+// Issue 28: `calls` counted the second deallocate and destroy the layer
+// swallowed, and the calls it withheld, as if the plugin had received
+// them. Now `calls` is what the plugin received and `withheld` the rest,
+// per function and in the summary.
+TEST(ValidateLayerReport, CallsCountOnlyWhatReachedThePlugin) {
+  struct Expected {
+    std::string scenario;
+    std::string function;
+    int64_t passed_on;  // calls of `function` the plugin received
+  };
+  for (const Expected& expected :
+       {Expected{"deallocate-twice", "SP_StreamExecutor.deallocate", 1},
+        Expected{"double-destroy-event", "SP_StreamExecutor.destroy_event", 1},
+        Expected{"use-stream-after-destroy", "SP_StreamExecutor.create_stream_dependency", 0}}) {
+    SCOPED_TRACE(expected.scenario);
+    const TemporaryDirectory directory("sectl-validate-test-");
+    const CommandResult run = RunMisuseHost(expected.scenario, directory);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const std::vector<json> reports = ReadReports(directory.path());
+    ASSERT_EQ(reports.size(), 1U) << run.err;
+    const json& report = reports[0];
+    EXPECT_EQ(report["calls"].value(expected.function, 0), expected.passed_on)
+        << report["calls"].dump();
+    EXPECT_EQ(report["withheld"], json({{expected.function, 1}})) << report["withheld"].dump();
+    int64_t calls = 0;
+    for (const auto& [function, count] : report["calls"].items()) calls += count.get<int64_t>();
+    EXPECT_EQ(report["summary"]["calls"], calls);
+    EXPECT_EQ(report["summary"]["withheld"], 1);
+  }
+  // Nothing withheld from a host that makes no mistake.
+  const TemporaryDirectory directory("sectl-validate-test-");
+  ASSERT_EQ(RunMisuseHost("well-behaved", directory).exit_code, 0);
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U);
+  EXPECT_EQ(reports[0]["withheld"], json::object());
+  EXPECT_EQ(reports[0]["summary"]["withheld"], 0);
 }
 
 // ---- The report ------------------------------------------------------------
