@@ -259,6 +259,54 @@ TEST(TraceCommand, ShowsATraceAsJson) {
   EXPECT_TRUE(json::parse(none.out)["timeline"].empty());
 }
 
+// Issue 28: a deallocate(NULL) (allocation 0 in the trace: it freed
+// nothing) was counted as a destroyed allocation, so a trace showed more
+// allocations destroyed than created.
+TEST(TraceSummary, ADeallocateOfNothingDestroysNoAllocation) {
+  std::vector<TraceRecord> records = SomeSession();
+  const TraceRecord end = records.back();
+  records.pop_back();
+  const uint64_t sequence = end.sequence;
+  records.push_back(Call(sequence + 1, PluginFunction::kDeallocate, 9'600, 10));  // NULL
+  records.push_back(Call(sequence + 2, PluginFunction::kHostMemoryDeallocate, 9'700, 10));
+  records.push_back(Call(sequence + 3, PluginFunction::kDestroyEvent, 9'800, 10));  // no event
+  records.push_back(end);
+  const TraceSummary summary = SummarizeTrace(Trace{SomeHeader(), records, false});
+  EXPECT_EQ(summary.allocations.created, 1u);
+  EXPECT_EQ(summary.allocations.destroyed, 1u);
+  EXPECT_EQ(summary.allocations.of_nothing, 1u);
+  EXPECT_EQ(summary.host_allocations.destroyed, 0u);
+  EXPECT_EQ(summary.host_allocations.of_nothing, 1u);
+  EXPECT_EQ(summary.events.destroyed, 1u);
+  EXPECT_EQ(summary.events.of_nothing, 1u);
+  // Every call is still a call of its function.
+  EXPECT_EQ(summary.calls, 16u);
+
+  const TemporaryDirectory directory;
+  const std::string path = WriteTrace(directory, records);
+  const CommandResult text = RunSectl({"trace", "show", path});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const std::string expected :
+       {"events 1/1, timers 0/0, allocations 1/1, host allocations 0/0",
+        "destroyed or freed nothing (null, or never created): destroy_event 1, deallocate 1, "
+        "host_memory_deallocate 1"}) {
+    EXPECT_NE(text.out.find(expected), std::string::npos) << "no \"" << expected << "\" in\n"
+                                                          << text.out;
+  }
+  const CommandResult shown = RunSectl({"trace", "show", path, "--format", "json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const json allocations = json::parse(shown.out)["objects"]["allocations"];
+  EXPECT_EQ(allocations, json({{"created", 1}, {"destroyed", 1}, {"of_nothing", 1}}));
+}
+
+// A trace of calls that all named their objects says nothing of the kind.
+TEST(TraceCommand, SaysNothingOfNothingFreedWhenEveryDestroyNamedItsObject) {
+  const TemporaryDirectory directory;
+  const CommandResult text = RunSectl({"trace", "show", WriteTrace(directory, SomeSession())});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find("freed nothing"), std::string::npos) << text.out;
+}
+
 TEST(TraceCommand, SaysATruncatedTraceIsTruncated) {
   const TemporaryDirectory directory;
   const std::string path = WriteTrace(directory, SomeSession());
