@@ -829,5 +829,51 @@ TEST(ValidateLayerTrace, HostTraceReplaysCleanAndFindsTheFaultyBuild) {
   EXPECT_NE(faulty.out.find("sync_memcpy_dtoh"), std::string::npos) << faulty.out;
 }
 
+// Issue 28: replaying a host's allocations of 0 bytes on the very build it
+// was recorded with told of "an allocation of 0 bytes that failed in the
+// recording succeeded now", and freed each null it got: deallocates the
+// trace does not hold. Now the replay is clean and makes exactly the
+// traced memory calls (seen by the layer itself, replayed through it),
+// while a build that crashes on 0 bytes still fails the replay.
+TEST(ValidateLayerTrace, ZeroByteAllocationsReplayCleanAndExactlyOnAnUnchangedBuild) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const std::filesystem::path trace = directory.path() / "zero.trace";
+  const CommandResult recorded =
+      RunMisuseHost("allocate-zero", directory, {"SECTL_VALIDATE_TRACE=" + trace.string()});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const std::vector<json> recorded_reports = ReadReports(directory.path());
+  ASSERT_EQ(recorded_reports.size(), 1U);
+
+  const CommandResult clean = RunSectl({"replay", trace.string(), CpuPlugin(), "--format", "json"});
+  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  const json replay = json::parse(clean.out);
+  EXPECT_EQ(replay["outcome"], "clean") << clean.out;
+  EXPECT_EQ(replay["records_skipped"], 0) << clean.out;
+  EXPECT_EQ(replay["notes"], json::array()) << clean.out;
+
+  // The replay, through the layer: its report counts the calls it made.
+  const std::filesystem::path replayed = directory.path() / "replayed";
+  std::filesystem::create_directory(replayed);
+  const CommandResult through_layer =
+      RunSectl({"replay", trace.string(), kLayer},
+               RunOptions{.added_environment = LayerEnvironment(CpuPlugin(), replayed)});
+  ASSERT_EQ(through_layer.exit_code, 0) << through_layer.out << through_layer.err;
+  const std::vector<json> replayed_reports = ReadReports(replayed);
+  ASSERT_EQ(replayed_reports.size(), 1U) << through_layer.err;
+  for (const char* function :
+       {"SP_StreamExecutor.allocate", "SP_StreamExecutor.deallocate",
+        "SP_StreamExecutor.host_memory_allocate", "SP_StreamExecutor.host_memory_deallocate"}) {
+    EXPECT_EQ(replayed_reports[0]["calls"].value(function, 0),
+              recorded_reports[0]["calls"].value(function, 0))
+        << function << ": replayed " << replayed_reports[0]["calls"].dump() << ", recorded "
+        << recorded_reports[0]["calls"].dump();
+  }
+
+  const CommandResult crashing =
+      RunSectl({"replay", trace.string(), FaultyPlugin("allocate_zero_crash"), "--format", "json"});
+  EXPECT_EQ(crashing.exit_code, 1) << crashing.out << crashing.err;
+  EXPECT_NE(crashing.out.find("SP_StreamExecutor.allocate"), std::string::npos) << crashing.out;
+}
+
 }  // namespace
 }  // namespace sectl::testing
