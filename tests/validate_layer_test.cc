@@ -324,8 +324,51 @@ INSTANTIATE_TEST_SUITE_P(
                                   "memory.allocation_overlaps",
                                   "SP_StreamExecutor.allocate",
                                   {},
-                                  "copy-inside-overlapped-allocation"}),
+                                  "copy-inside-overlapped-allocation"},
+                      // A host that does not validate, as the misuse host: it goes on
+                      // with calls that stay inside the old layout's common part.
+                      PluginFault{"old_stream_executor_layout",
+                                  "struct_size.older_layout_leaves_function_null",
+                                  "SP_PlatformFns.create_stream_executor",
+                                  {},
+                                  "poll-event"}),
     [](const auto& info) { return info.param.fault; });
+
+// Issue 28: a plugin that filled TensorFlow 2.5-2.6's 264-byte
+// SP_StreamExecutor in a newer host got only the info
+// struct_size.differs_from_host, although the host then finds
+// host_callback null: TensorFlow refuses such a plugin, and calls
+// host_callback without a null check. An error now says so.
+TEST(ValidateLayerStructSize, OldStreamExecutorLayoutLeavingHostCallbackNullIsAnError) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run =
+      RunMisuseHost("poll-event", directory, {}, true, FaultyPlugin("old_stream_executor_layout"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  const json finding = FindingWithId(reports, "struct_size.older_layout_leaves_function_null");
+  ASSERT_FALSE(finding.is_null()) << Describe(AllFindings(reports)) << run.err;
+  EXPECT_EQ(finding["severity"], "error");
+  const std::string message = finding["message"];
+  for (const std::string expected :
+       {"SP_StreamExecutor.struct_size is 264 bytes", "the host's is 288",
+        "host_callback, memset, memset32 are null", "mem_zero holds the plugin's host_callback",
+        "'host_callback' field in SP_StreamExecutor must be set.", "a call through null"}) {
+    EXPECT_NE(message.find(expected), std::string::npos) << expected << " not in: " << message;
+  }
+  // The size difference itself is still only an info.
+  const json differs = FindingWithId(reports, "struct_size.differs_from_host");
+  ASSERT_FALSE(differs.is_null());
+  EXPECT_EQ(differs["severity"], "info");
+  // The same plugin in the host it was built for (TensorFlow 2.5, emulated
+  // by sectl conform) is correct: no error.
+  const TemporaryDirectory old_host("sectl-validate-test-");
+  (void)ConformThroughLayer(FaultyPlugin("old_stream_executor_layout"), old_host,
+                            {"--filter", "stream.create_destroy", "--tf-version", "2.5"});
+  const std::vector<json> old_reports = ReadReports(old_host.path());
+  ASSERT_FALSE(old_reports.empty());
+  EXPECT_TRUE(FindingWithId(old_reports, "struct_size.older_layout_leaves_function_null").is_null())
+      << Describe(AllFindings(old_reports));
+}
 
 // ---- Host-side findings ----------------------------------------------------
 
