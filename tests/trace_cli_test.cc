@@ -218,7 +218,7 @@ TEST(TraceCommand, ShowsATraceAsText) {
   const std::string& text = result.out;
   for (const std::string expected :
        {"/opt/vendor/libvendor_plugin.so", "VENDOR_GPU", "/usr/bin/python3 (pid 777)", "2026-09-21",
-        "trace format 1", "15 records: 13 calls on 2 threads",
+        "trace format 2", "15 records: 13 calls on 2 threads",
         "host to device 4 KiB, device to host 4 KiB, device to device 1 KiB, filled 512 B",
         "streams 1/1, events 1/1", "host callbacks: 1 enqueued, 1 ran",
         "timeline (first 15 of 15 records):", "stream 1  alloc 1+0x100 (4 KiB)", "INVALID_ARGUMENT",
@@ -237,7 +237,7 @@ TEST(TraceCommand, ShowsATraceAsJson) {
   const json summary = json::parse(result.out);
   EXPECT_EQ(summary["header"]["plugin"]["path"], "/opt/vendor/libvendor_plugin.so");
   EXPECT_EQ(summary["header"]["process_id"], 777);
-  EXPECT_EQ(summary["header"]["format_version"], 1);
+  EXPECT_EQ(summary["header"]["format_version"], 2);
   EXPECT_EQ(summary["records"], 15);
   EXPECT_EQ(summary["calls"], 13);
   EXPECT_EQ(summary["truncated"], false);
