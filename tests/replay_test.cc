@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "host/journal.h"
 #include "replay/replay_report.h"
 #include "replay/run_replay.h"
 #include "replay/shadow_memory.h"
@@ -383,6 +384,61 @@ TEST(Replay, HangNamesTheRecordInProgress) {
   EXPECT_NE(report->failure.find("did not return within 2 s"), std::string::npos)
       << report->failure;
   EXPECT_NE(report->failure.find("SP_StreamExecutor.memcpy_htod"), std::string::npos);
+}
+
+// How many calls of `function` the replay made, as its journal has them.
+size_t CallsOf(const host::Journal& journal, PluginFunction function) {
+  const auto entries = journal.Entries();
+  return static_cast<size_t>(std::count_if(entries.begin(), entries.end(), [&](const auto& entry) {
+    return entry.function == function;
+  }));
+}
+
+// Issue 28: an unchanged build replaying allocations of 0 bytes (null from
+// the cpu plugin, recorded as no allocation) was told that "an allocation
+// of 0 bytes that failed in the recording succeeded now", and the replay
+// freed each null it got: a deallocate(NULL) the trace does not hold. Now
+// null is compared with null, the trace's deallocate(NULL) is replayed, and
+// nothing else is freed.
+TEST(Replay, ZeroByteAllocationsReplayExactlyTheTracedCalls) {
+  TraceBuilder builder;
+  builder.Registration();
+  builder.Add(PluginFunction::kAllocate, 0).size = 0;  // null, freed below
+  const size_t freed_null = builder.Last();
+  builder.Add(PluginFunction::kDeallocate, 0);                   // deallocate(NULL): allocation 0
+  builder.Add(PluginFunction::kAllocate, 0).size = 0;            // null, never freed
+  builder.Add(PluginFunction::kHostMemoryAllocate, 0).size = 0;  // null, never freed
+  builder.Add(PluginFunction::kUnifiedMemoryAllocate, 0).size = 0;
+  builder.Teardown();
+  trace::Trace trace = builder.Build();
+
+  host::Journal journal;
+  ReplayProgress progress;
+  const auto report = ReplayTrace(trace, {.plugin_path = CpuPlugin()}, journal, progress);
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->outcome, ReplayOutcome::kClean) << Describe(*report);
+  // No note about memory (only, perhaps, that the machines' device counts
+  // differ), and nothing skipped.
+  for (const std::string& note : report->notes) {
+    EXPECT_EQ(note.find("alloc"), std::string::npos) << Describe(*report);
+  }
+  EXPECT_EQ(report->records_skipped, 0u) << Describe(*report);
+  EXPECT_EQ(report->calls_replayed, trace.records.size() - 1);  // all but the end
+  EXPECT_EQ(CallsOf(journal, PluginFunction::kAllocate), 2u);
+  EXPECT_EQ(CallsOf(journal, PluginFunction::kDeallocate), 1u);
+  EXPECT_EQ(CallsOf(journal, PluginFunction::kHostMemoryDeallocate), 0u);
+  EXPECT_EQ(CallsOf(journal, PluginFunction::kUnifiedMemoryDeallocate), 0u);
+
+  // A build that differs where it matters: the recorded plugin returned a
+  // block for 0 bytes, this one returns null.
+  trace.records[freed_null].created = 1;
+  const ReplayReport changed = Replay(trace, CpuPlugin());
+  ASSERT_EQ(changed.outcome, ReplayOutcome::kDiverged) << Describe(changed);
+  EXPECT_EQ(changed.divergences.front().record_index, freed_null) << Describe(changed);
+  EXPECT_NE(changed.divergences.front().what.find(
+                "an allocation of 0 bytes returned null now; in the recording it returned a block"),
+            std::string::npos)
+      << Describe(changed);
 }
 
 TEST(Replay, RangeInNoAllocationIsSkippedWithANote) {

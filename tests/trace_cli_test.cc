@@ -218,7 +218,7 @@ TEST(TraceCommand, ShowsATraceAsText) {
   const std::string& text = result.out;
   for (const std::string expected :
        {"/opt/vendor/libvendor_plugin.so", "VENDOR_GPU", "/usr/bin/python3 (pid 777)", "2026-09-21",
-        "trace format 1", "15 records: 13 calls on 2 threads",
+        "trace format 2", "15 records: 13 calls on 2 threads",
         "host to device 4 KiB, device to host 4 KiB, device to device 1 KiB, filled 512 B",
         "streams 1/1, events 1/1", "host callbacks: 1 enqueued, 1 ran",
         "timeline (first 15 of 15 records):", "stream 1  alloc 1+0x100 (4 KiB)", "INVALID_ARGUMENT",
@@ -237,7 +237,7 @@ TEST(TraceCommand, ShowsATraceAsJson) {
   const json summary = json::parse(result.out);
   EXPECT_EQ(summary["header"]["plugin"]["path"], "/opt/vendor/libvendor_plugin.so");
   EXPECT_EQ(summary["header"]["process_id"], 777);
-  EXPECT_EQ(summary["header"]["format_version"], 1);
+  EXPECT_EQ(summary["header"]["format_version"], 2);
   EXPECT_EQ(summary["records"], 15);
   EXPECT_EQ(summary["calls"], 13);
   EXPECT_EQ(summary["truncated"], false);
@@ -257,6 +257,54 @@ TEST(TraceCommand, ShowsATraceAsJson) {
       RunSectl({"trace", "show", path, "--format", "json", "--timeline", "0"});
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_TRUE(json::parse(none.out)["timeline"].empty());
+}
+
+// Issue 28: a deallocate(NULL) (allocation 0 in the trace: it freed
+// nothing) was counted as a destroyed allocation, so a trace showed more
+// allocations destroyed than created.
+TEST(TraceSummary, ADeallocateOfNothingDestroysNoAllocation) {
+  std::vector<TraceRecord> records = SomeSession();
+  const TraceRecord end = records.back();
+  records.pop_back();
+  const uint64_t sequence = end.sequence;
+  records.push_back(Call(sequence + 1, PluginFunction::kDeallocate, 9'600, 10));  // NULL
+  records.push_back(Call(sequence + 2, PluginFunction::kHostMemoryDeallocate, 9'700, 10));
+  records.push_back(Call(sequence + 3, PluginFunction::kDestroyEvent, 9'800, 10));  // no event
+  records.push_back(end);
+  const TraceSummary summary = SummarizeTrace(Trace{SomeHeader(), records, false});
+  EXPECT_EQ(summary.allocations.created, 1u);
+  EXPECT_EQ(summary.allocations.destroyed, 1u);
+  EXPECT_EQ(summary.allocations.of_nothing, 1u);
+  EXPECT_EQ(summary.host_allocations.destroyed, 0u);
+  EXPECT_EQ(summary.host_allocations.of_nothing, 1u);
+  EXPECT_EQ(summary.events.destroyed, 1u);
+  EXPECT_EQ(summary.events.of_nothing, 1u);
+  // Every call is still a call of its function.
+  EXPECT_EQ(summary.calls, 16u);
+
+  const TemporaryDirectory directory;
+  const std::string path = WriteTrace(directory, records);
+  const CommandResult text = RunSectl({"trace", "show", path});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const std::string expected :
+       {"events 1/1, timers 0/0, allocations 1/1, host allocations 0/0",
+        "destroyed or freed nothing (null, or never created): destroy_event 1, deallocate 1, "
+        "host_memory_deallocate 1"}) {
+    EXPECT_NE(text.out.find(expected), std::string::npos) << "no \"" << expected << "\" in\n"
+                                                          << text.out;
+  }
+  const CommandResult shown = RunSectl({"trace", "show", path, "--format", "json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const json allocations = json::parse(shown.out)["objects"]["allocations"];
+  EXPECT_EQ(allocations, json({{"created", 1}, {"destroyed", 1}, {"of_nothing", 1}}));
+}
+
+// A trace of calls that all named their objects says nothing of the kind.
+TEST(TraceCommand, SaysNothingOfNothingFreedWhenEveryDestroyNamedItsObject) {
+  const TemporaryDirectory directory;
+  const CommandResult text = RunSectl({"trace", "show", WriteTrace(directory, SomeSession())});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find("freed nothing"), std::string::npos) << text.out;
 }
 
 TEST(TraceCommand, SaysATruncatedTraceIsTruncated) {

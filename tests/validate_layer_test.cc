@@ -324,8 +324,51 @@ INSTANTIATE_TEST_SUITE_P(
                                   "memory.allocation_overlaps",
                                   "SP_StreamExecutor.allocate",
                                   {},
-                                  "copy-inside-overlapped-allocation"}),
+                                  "copy-inside-overlapped-allocation"},
+                      // A host that does not validate, as the misuse host: it goes on
+                      // with calls that stay inside the old layout's common part.
+                      PluginFault{"old_stream_executor_layout",
+                                  "struct_size.older_layout_leaves_function_null",
+                                  "SP_PlatformFns.create_stream_executor",
+                                  {},
+                                  "poll-event"}),
     [](const auto& info) { return info.param.fault; });
+
+// Issue 28: a plugin that filled TensorFlow 2.5-2.6's 264-byte
+// SP_StreamExecutor in a newer host got only the info
+// struct_size.differs_from_host, although the host then finds
+// host_callback null: TensorFlow refuses such a plugin, and calls
+// host_callback without a null check. An error now says so.
+TEST(ValidateLayerStructSize, OldStreamExecutorLayoutLeavingHostCallbackNullIsAnError) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run =
+      RunMisuseHost("poll-event", directory, {}, true, FaultyPlugin("old_stream_executor_layout"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  const json finding = FindingWithId(reports, "struct_size.older_layout_leaves_function_null");
+  ASSERT_FALSE(finding.is_null()) << Describe(AllFindings(reports)) << run.err;
+  EXPECT_EQ(finding["severity"], "error");
+  const std::string message = finding["message"];
+  for (const std::string expected :
+       {"SP_StreamExecutor.struct_size is 264 bytes", "the host's is 288",
+        "host_callback, memset, memset32 are null", "mem_zero holds the plugin's host_callback",
+        "'host_callback' field in SP_StreamExecutor must be set.", "a call through null"}) {
+    EXPECT_NE(message.find(expected), std::string::npos) << expected << " not in: " << message;
+  }
+  // The size difference itself is still only an info.
+  const json differs = FindingWithId(reports, "struct_size.differs_from_host");
+  ASSERT_FALSE(differs.is_null());
+  EXPECT_EQ(differs["severity"], "info");
+  // The same plugin in the host it was built for (TensorFlow 2.5, emulated
+  // by sectl conform) is correct: no error.
+  const TemporaryDirectory old_host("sectl-validate-test-");
+  (void)ConformThroughLayer(FaultyPlugin("old_stream_executor_layout"), old_host,
+                            {"--filter", "stream.create_destroy", "--tf-version", "2.5"});
+  const std::vector<json> old_reports = ReadReports(old_host.path());
+  ASSERT_FALSE(old_reports.empty());
+  EXPECT_TRUE(FindingWithId(old_reports, "struct_size.older_layout_leaves_function_null").is_null())
+      << Describe(AllFindings(old_reports));
+}
 
 // ---- Host-side findings ----------------------------------------------------
 
@@ -444,8 +487,47 @@ TEST(ValidateLayerHost, ReportWrittenAtExitNamesTheFunctions) {
   const json finding = FindingWithId(reports, "handle.use_after_destroy");
   ASSERT_FALSE(finding.is_null());
   EXPECT_EQ(finding["function"], "SP_StreamExecutor.create_stream_dependency");
-  EXPECT_EQ(reports[0]["calls"].value("SP_StreamExecutor.create_stream_dependency", 0), 1)
-      << reports[0]["calls"].dump();
+  // Kept from the plugin (a destroyed stream), so counted as withheld.
+  EXPECT_EQ(reports[0]["withheld"].value("SP_StreamExecutor.create_stream_dependency", 0), 1)
+      << reports[0]["withheld"].dump();
+}
+
+// Issue 28: `calls` counted the second deallocate and destroy the layer
+// swallowed, and the calls it withheld, as if the plugin had received
+// them. Now `calls` is what the plugin received and `withheld` the rest,
+// per function and in the summary.
+TEST(ValidateLayerReport, CallsCountOnlyWhatReachedThePlugin) {
+  struct Expected {
+    std::string scenario;
+    std::string function;
+    int64_t passed_on;  // calls of `function` the plugin received
+  };
+  for (const Expected& expected :
+       {Expected{"deallocate-twice", "SP_StreamExecutor.deallocate", 1},
+        Expected{"double-destroy-event", "SP_StreamExecutor.destroy_event", 1},
+        Expected{"use-stream-after-destroy", "SP_StreamExecutor.create_stream_dependency", 0}}) {
+    SCOPED_TRACE(expected.scenario);
+    const TemporaryDirectory directory("sectl-validate-test-");
+    const CommandResult run = RunMisuseHost(expected.scenario, directory);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const std::vector<json> reports = ReadReports(directory.path());
+    ASSERT_EQ(reports.size(), 1U) << run.err;
+    const json& report = reports[0];
+    EXPECT_EQ(report["calls"].value(expected.function, 0), expected.passed_on)
+        << report["calls"].dump();
+    EXPECT_EQ(report["withheld"], json({{expected.function, 1}})) << report["withheld"].dump();
+    int64_t calls = 0;
+    for (const auto& [function, count] : report["calls"].items()) calls += count.get<int64_t>();
+    EXPECT_EQ(report["summary"]["calls"], calls);
+    EXPECT_EQ(report["summary"]["withheld"], 1);
+  }
+  // Nothing withheld from a host that makes no mistake.
+  const TemporaryDirectory directory("sectl-validate-test-");
+  ASSERT_EQ(RunMisuseHost("well-behaved", directory).exit_code, 0);
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U);
+  EXPECT_EQ(reports[0]["withheld"], json::object());
+  EXPECT_EQ(reports[0]["summary"]["withheld"], 0);
 }
 
 // ---- The report ------------------------------------------------------------
@@ -788,6 +870,52 @@ TEST(ValidateLayerTrace, HostTraceReplaysCleanAndFindsTheFaultyBuild) {
       RunSectl({"replay", trace.string(), FaultyPlugin("sync_dtod_wrong"), "--format", "json"});
   EXPECT_EQ(faulty.exit_code, 1) << faulty.out << faulty.err;
   EXPECT_NE(faulty.out.find("sync_memcpy_dtoh"), std::string::npos) << faulty.out;
+}
+
+// Issue 28: replaying a host's allocations of 0 bytes on the very build it
+// was recorded with told of "an allocation of 0 bytes that failed in the
+// recording succeeded now", and freed each null it got: deallocates the
+// trace does not hold. Now the replay is clean and makes exactly the
+// traced memory calls (seen by the layer itself, replayed through it),
+// while a build that crashes on 0 bytes still fails the replay.
+TEST(ValidateLayerTrace, ZeroByteAllocationsReplayCleanAndExactlyOnAnUnchangedBuild) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const std::filesystem::path trace = directory.path() / "zero.trace";
+  const CommandResult recorded =
+      RunMisuseHost("allocate-zero", directory, {"SECTL_VALIDATE_TRACE=" + trace.string()});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  const std::vector<json> recorded_reports = ReadReports(directory.path());
+  ASSERT_EQ(recorded_reports.size(), 1U);
+
+  const CommandResult clean = RunSectl({"replay", trace.string(), CpuPlugin(), "--format", "json"});
+  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  const json replay = json::parse(clean.out);
+  EXPECT_EQ(replay["outcome"], "clean") << clean.out;
+  EXPECT_EQ(replay["records_skipped"], 0) << clean.out;
+  EXPECT_EQ(replay["notes"], json::array()) << clean.out;
+
+  // The replay, through the layer: its report counts the calls it made.
+  const std::filesystem::path replayed = directory.path() / "replayed";
+  std::filesystem::create_directory(replayed);
+  const CommandResult through_layer =
+      RunSectl({"replay", trace.string(), kLayer},
+               RunOptions{.added_environment = LayerEnvironment(CpuPlugin(), replayed)});
+  ASSERT_EQ(through_layer.exit_code, 0) << through_layer.out << through_layer.err;
+  const std::vector<json> replayed_reports = ReadReports(replayed);
+  ASSERT_EQ(replayed_reports.size(), 1U) << through_layer.err;
+  for (const char* function :
+       {"SP_StreamExecutor.allocate", "SP_StreamExecutor.deallocate",
+        "SP_StreamExecutor.host_memory_allocate", "SP_StreamExecutor.host_memory_deallocate"}) {
+    EXPECT_EQ(replayed_reports[0]["calls"].value(function, 0),
+              recorded_reports[0]["calls"].value(function, 0))
+        << function << ": replayed " << replayed_reports[0]["calls"].dump() << ", recorded "
+        << recorded_reports[0]["calls"].dump();
+  }
+
+  const CommandResult crashing =
+      RunSectl({"replay", trace.string(), FaultyPlugin("allocate_zero_crash"), "--format", "json"});
+  EXPECT_EQ(crashing.exit_code, 1) << crashing.out << crashing.err;
+  EXPECT_NE(crashing.out.find("SP_StreamExecutor.allocate"), std::string::npos) << crashing.out;
 }
 
 }  // namespace

@@ -392,6 +392,26 @@ bool LeakAtTeardown(Host& host) {
   return true;
 }
 
+// ---- allocate-zero: allocations of 0 bytes, no misuse ----------------------
+
+// No TensorFlow asks for 0 bytes, but other hosts do, and a plugin may
+// answer null or a block. This host frees the first answer whatever it is,
+// null included (deallocate must accept null), and the others only when
+// they are blocks, as TensorFlow frees memory.
+bool AllocateZero(Host& host) {
+  const SP_StreamExecutor& se = host.se();
+  const SP_Device* device = host.device(0);
+  SP_DeviceMemoryBase first = DeviceRange(nullptr, 0);
+  se.allocate(device, 0, /*memory_space=*/0, &first);
+  host.Deallocate(0, first.opaque);
+  SP_DeviceMemoryBase second = DeviceRange(nullptr, 0);
+  se.allocate(device, 0, /*memory_space=*/0, &second);
+  if (second.opaque != nullptr) host.Deallocate(0, second.opaque);
+  void* pinned = se.host_memory_allocate(device, 0);
+  if (pinned != nullptr) se.host_memory_deallocate(device, pinned);
+  return true;
+}
+
 // ---- well-behaved: what TensorFlow does, with no misuse ---------------------
 
 std::atomic<int> callbacks_run{0};
@@ -693,6 +713,7 @@ constexpr std::array kScenarios{
     Scenario{"stream-outlives-device", StreamOutlivesDevice},
     Scenario{"copy-inside-overlapped-allocation", CopyInsideOverlappedAllocation},
     Scenario{"well-behaved", WellBehaved},
+    Scenario{"allocate-zero", AllocateZero},
     Scenario{"poll-event", PollEvent},
     Scenario{"two-holders-of-one-stream", TwoHoldersOfOneStream},
     Scenario{"enqueue-while-synchronising", EnqueueWhileSynchronising},

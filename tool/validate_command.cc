@@ -23,7 +23,10 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr std::string_view kReportKind = "sectl.validate";
-constexpr int kReportSchemaVersion = 1;
+// Version 2 only added the count of withheld calls; show reads findings,
+// which both versions write alike.
+constexpr int kOldestReportSchemaVersion = 1;
+constexpr int kNewestReportSchemaVersion = 2;
 
 // One finding id at one function, over every report given.
 struct MergedFinding {
@@ -53,10 +56,11 @@ Expected<Json> ReadLayerReport(const std::string& path) {
         ErrorCode::kInvalidArgument,
         fmt::format("{}: not a validation layer report (kind is not \"{}\")", path, kReportKind));
   }
-  if (report.value("schema_version", 0) != kReportSchemaVersion) {
+  const int version = report.value("schema_version", 0);
+  if (version < kOldestReportSchemaVersion || version > kNewestReportSchemaVersion) {
     return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("{}: schema_version {} is not the {} this sectl reads", path,
-                            report.value("schema_version", 0), kReportSchemaVersion));
+                fmt::format("{}: schema_version {} is not one this sectl reads ({} to {})", path,
+                            version, kOldestReportSchemaVersion, kNewestReportSchemaVersion));
   }
   if (!report.contains("findings") || !report["findings"].is_array()) {
     return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: no findings array", path));

@@ -22,11 +22,12 @@ void UnusualCalls::DestroyDevice(const Platform& platform, SP_Device device) {
       platform.platform_fns({}), platform.plugin_platform(), &device);
 }
 
-Expected<SP_DeviceMemoryBase> UnusualCalls::Allocate(const Device& device, uint64_t size) {
+Expected<SP_DeviceMemoryBase> UnusualCalls::Allocate(const Device& device, uint64_t size,
+                                                     int64_t memory_space) {
   SP_DeviceMemoryBase memory{};
   memory.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
   auto called = device.dispatcher().Call<&SP_StreamExecutor::allocate>(
-      device.fns({}), device.plugin_device(), size, int64_t{0}, &memory);
+      device.fns({}), device.plugin_device(), size, memory_space, &memory);
   if (!called) return tl::unexpected(called.error());
   return memory;
 }
@@ -34,6 +35,16 @@ Expected<SP_DeviceMemoryBase> UnusualCalls::Allocate(const Device& device, uint6
 void UnusualCalls::Deallocate(const Device& device, SP_DeviceMemoryBase memory) {
   (void)device.dispatcher().Call<&SP_StreamExecutor::deallocate>(device.fns({}),
                                                                  device.plugin_device(), &memory);
+}
+
+Expected<void*> UnusualCalls::AllocateHost(const Device& device, HostMemoryKind kind,
+                                           uint64_t size) {
+  if (kind == HostMemoryKind::kPinned) {
+    return device.dispatcher().Call<&SP_StreamExecutor::host_memory_allocate>(
+        device.fns({}), device.plugin_device(), size);
+  }
+  return device.dispatcher().Call<&SP_StreamExecutor::unified_memory_allocate>(
+      device.fns({}), device.plugin_device(), size);
 }
 
 InitOnlyRegistration::InitOnlyRegistration(Journal& journal, loader::InitPluginFunction init_plugin,

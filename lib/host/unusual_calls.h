@@ -37,9 +37,14 @@ class UnusualCalls {
   // allocate as TensorFlow calls it, returning the struct exactly as the
   // plugin filled it (DeviceMemory would free it as TensorFlow does; the
   // caller here chooses what deallocate receives).
-  static Expected<SP_DeviceMemoryBase> Allocate(const Device& device, uint64_t size);
+  static Expected<SP_DeviceMemoryBase> Allocate(const Device& device, uint64_t size,
+                                                int64_t memory_space = 0);
   // deallocate with exactly `memory`.
   static void Deallocate(const Device& device, SP_DeviceMemoryBase memory);
+  // host_memory_allocate (kPinned) or unified_memory_allocate (kUnified),
+  // the pointer exactly as returned: HostMemory would free even a null one,
+  // a call a replay of 0 bytes must not add.
+  static Expected<void*> AllocateHost(const Device& device, HostMemoryKind kind, uint64_t size);
 };
 
 // One SE_InitPlugin call made as TensorFlow makes it (fresh structs with

@@ -18,6 +18,7 @@
 #include "host/stream.h"
 #include "host/tf_status_handle.h"
 #include "host/timer.h"
+#include "host/unusual_calls.h"
 #include "loader/plugin_library.h"
 #include "replay/replay_objects.h"
 #include "replay/shadow_memory.h"
@@ -436,6 +437,7 @@ class Replayer {
         return ReplayAllocate(index, record);
       case PluginFunction::kDeallocate:
       case PluginFunction::kUnifiedMemoryDeallocate:
+        if (record.destination.allocation == 0) return ReplayDeallocateOfNothing(index, record);
         if (Find(allocations_, record.destination.allocation, index, "allocation") != nullptr) {
           shadow_.Drop(record.destination.allocation);
           allocations_.erase(record.destination.allocation);
@@ -444,6 +446,7 @@ class Replayer {
       case PluginFunction::kHostMemoryAllocate:
         return ReplayHostAllocate(index, record);
       case PluginFunction::kHostMemoryDeallocate:
+        if (record.host_allocation == 0) return ReplayDeallocateOfNothing(index, record);
         if (Find(host_allocations_, record.host_allocation, index, "host allocation") != nullptr) {
           host_allocations_.erase(record.host_allocation);
         }
@@ -521,9 +524,85 @@ class Replayer {
     }
   }
 
+  // A deallocate that named no allocation: the traced host freed null (or
+  // a pointer no allocation held; the trace keeps no address, and null is
+  // the one such pointer a correct plugin must accept). Replayed as a
+  // deallocate of null, so the plugin gets the call the trace holds.
+  void ReplayDeallocateOfNothing(size_t index, const TraceRecord& record) {
+    host::Device* device = DeviceFor(index, record.device);
+    if (device == nullptr) return;
+    switch (record.function) {
+      case PluginFunction::kDeallocate:
+        device->Deallocate(nullptr);
+        return;
+      case PluginFunction::kUnifiedMemoryDeallocate:
+        device->DeallocateHost(host::HostMemoryKind::kUnified, nullptr);
+        return;
+      default:
+        device->DeallocateHost(host::HostMemoryKind::kPinned, nullptr);
+        return;
+    }
+  }
+
+  // allocate, unified_memory_allocate or host_memory_allocate of 0 bytes,
+  // which no TensorFlow asks for but other hosts do. Null is a valid answer
+  // there (no memory, no failure), so the recording and this build are
+  // compared by what a host can tell apart: null or a block. A null this
+  // replay gets is never deallocated: the trace holds no such call, and
+  // TensorFlow's allocators never free null.
+  void ReplayZeroByteAllocation(size_t index, const TraceRecord& record,
+                                const host::Device& device) {
+    const bool pinned = record.function == PluginFunction::kHostMemoryAllocate;
+    const bool unified = record.function == PluginFunction::kUnifiedMemoryAllocate;
+    Expected<void*> answer = nullptr;
+    SP_DeviceMemoryBase memory{};
+    if (pinned || unified) {
+      answer = host::UnusualCalls::AllocateHost(
+          device, pinned ? host::HostMemoryKind::kPinned : host::HostMemoryKind::kUnified, 0);
+    } else if (auto filled = host::UnusualCalls::Allocate(device, 0, record.memory_space)) {
+      memory = *filled;
+      answer = memory.opaque;
+    } else {
+      answer = tl::unexpected(filled.error());
+    }
+    const bool recorded_block = record.created != 0;
+    if (!answer) {
+      Diverge(index, fmt::format("an allocation of 0 bytes failed now ({}); in the recording it "
+                                 "returned {}",
+                                 answer.error().message(), recorded_block ? "a block" : "null"));
+      return;
+    }
+    const bool block = *answer != nullptr;
+    if (block != recorded_block) {
+      Diverge(index, fmt::format("an allocation of 0 bytes returned {} now; in the recording it "
+                                 "returned {}",
+                                 block ? "a block" : "null", recorded_block ? "a block" : "null"));
+    }
+    if (!block) return;
+    // A block is given back when the trace frees it, or at teardown; one the
+    // recording never had (a divergence above) goes back at once.
+    ReplayAllocation allocation;
+    allocation.device = record.device;
+    if (pinned) {
+      host::HostMemory host_memory(&device, host::HostMemoryKind::kPinned, *answer, 0);
+      if (recorded_block) {
+        host_allocations_.insert_or_assign(record.created,
+                                           std::make_pair(std::move(host_memory), record.device));
+      }
+      return;
+    }
+    if (unified) {
+      allocation.unified = host::HostMemory(&device, host::HostMemoryKind::kUnified, *answer, 0);
+    } else {
+      allocation.device_memory = host::DeviceMemory(&device, memory);
+    }
+    if (recorded_block) allocations_.insert_or_assign(record.created, std::move(allocation));
+  }
+
   void ReplayAllocate(size_t index, const TraceRecord& record) {
     host::Device* device = DeviceFor(index, record.device);
     if (device == nullptr) return;
+    if (record.size == 0) return ReplayZeroByteAllocation(index, record, *device);
     ReplayAllocation allocation;
     allocation.size = record.size;
     allocation.device = record.device;
@@ -559,6 +638,7 @@ class Replayer {
   void ReplayHostAllocate(size_t index, const TraceRecord& record) {
     host::Device* device = DeviceFor(index, record.device);
     if (device == nullptr) return;
+    if (record.size == 0) return ReplayZeroByteAllocation(index, record, *device);
     auto memory = device->AllocateHost(host::HostMemoryKind::kPinned, record.size);
     if (record.created == 0 && memory) {
       Note(

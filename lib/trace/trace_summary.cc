@@ -86,6 +86,26 @@ ObjectKind ObjectKindOf(PluginFunction function) {
   }
 }
 
+// The identity of the object a destroy or deallocate record names; 0 when
+// it named none the layer knew (null, or never created).
+uint32_t DestroyedObjectOf(const TraceRecord& record) {
+  switch (record.function) {
+    case PluginFunction::kDestroyStream:
+      return record.stream;
+    case PluginFunction::kDestroyEvent:
+      return record.event;
+    case PluginFunction::kDestroyTimer:
+      return record.timer;
+    case PluginFunction::kDeallocate:
+    case PluginFunction::kUnifiedMemoryDeallocate:
+      return record.destination.allocation;
+    case PluginFunction::kHostMemoryDeallocate:
+      return record.host_allocation;
+    default:
+      return 0;
+  }
+}
+
 // The stream a record is about: the one it operates on, or the one it
 // created.
 uint32_t StreamOf(const TraceRecord& record) {
@@ -214,8 +234,30 @@ std::string TimelineLine(const TraceRecord& record) {
   return line;
 }
 
+// "destroyed or freed nothing (null, or never created): deallocate 2":
+// only where some call did.
+void AddOfNothingText(const TraceSummary& summary, std::string& out) {
+  const std::array<std::pair<std::string_view, uint64_t>, 5> kinds{{
+      {"destroy_stream", summary.streams_lifecycle.of_nothing},
+      {"destroy_event", summary.events.of_nothing},
+      {"destroy_timer", summary.timers.of_nothing},
+      {"deallocate", summary.allocations.of_nothing},
+      {"host_memory_deallocate", summary.host_allocations.of_nothing},
+  }};
+  std::vector<std::string> parts;
+  for (const auto& [kind, count] : kinds) {
+    if (count > 0) parts.push_back(fmt::format("{} {}", kind, count));
+  }
+  if (parts.empty()) return;
+  fmt::format_to(std::back_inserter(out),
+                 "destroyed or freed nothing (null, or never created): {}\n",
+                 fmt::join(parts, ", "));
+}
+
 nlohmann::ordered_json LifecycleJson(const Lifecycle& lifecycle) {
-  return {{"created", lifecycle.created}, {"destroyed", lifecycle.destroyed}};
+  return {{"created", lifecycle.created},
+          {"destroyed", lifecycle.destroyed},
+          {"of_nothing", lifecycle.of_nothing}};
 }
 
 }  // namespace
@@ -323,10 +365,12 @@ TraceSummary SummarizeTrace(const Trace& trace, size_t timeline_length) {
     }
     if (const ObjectKind kind = ObjectKindOf(record.function); kind.lifecycle != nullptr) {
       Lifecycle& lifecycle = summary.*kind.lifecycle;
-      if (!kind.creates) {
+      if (kind.creates) {
+        if (record.created != 0) ++lifecycle.created;
+      } else if (DestroyedObjectOf(record) != 0) {
         ++lifecycle.destroyed;
-      } else if (record.created != 0) {
-        ++lifecycle.created;
+      } else {
+        ++lifecycle.of_nothing;
       }
     }
     if (record.function == PluginFunction::kHostCallback) ++summary.callbacks_enqueued;
@@ -384,6 +428,7 @@ std::string RenderTraceSummaryText(const TraceSummary& summary) {
                  summary.timers.destroyed, summary.allocations.created,
                  summary.allocations.destroyed, summary.host_allocations.created,
                  summary.host_allocations.destroyed);
+  AddOfNothingText(summary, out);
   fmt::format_to(std::back_inserter(out), "host callbacks: {} enqueued, {} ran\n",
                  summary.callbacks_enqueued, summary.callbacks_ran);
   if (!summary.threads.empty()) {

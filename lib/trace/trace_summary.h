@@ -45,6 +45,10 @@ struct StreamSummary {
 struct Lifecycle {
   uint64_t created = 0;
   uint64_t destroyed = 0;
+  // Destroy or deallocate calls that named no object of the trace: a
+  // deallocate(NULL), which frees nothing, or a pointer or handle no call
+  // created. Not among `destroyed`, which would then exceed what was made.
+  uint64_t of_nothing = 0;
 };
 
 struct ThreadSummary {

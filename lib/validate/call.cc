@@ -79,7 +79,7 @@ TF_Status* Call::SubstituteForNullStatus() {
 }
 
 Call::~Call() {
-  if (record_.kind == trace::RecordKind::kCall) layer_.CountCall(record_.function);
+  if (record_.kind == trace::RecordKind::kCall) layer_.CountCall(record_.function, forwarded_);
   if (layer_.tracing()) {
     record_.duration_ns = layer_.Now() - record_.start_ns;
     layer_.AppendToTrace(record_);

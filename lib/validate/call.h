@@ -25,7 +25,8 @@ class Call {
   // callback, traced and checked the same way, not counted as a call.
   Call(abi::PluginFunction function, const SP_Device* device,
        trace::RecordKind kind = trace::RecordKind::kCall);
-  // Counts the call and appends its trace record.
+  // Counts the call (as passed on to the plugin, or as withheld from it)
+  // and appends its trace record.
   ~Call();
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
@@ -55,6 +56,12 @@ class Call {
   // it answered.
   TF_Status* SubstituteForNullStatus();
 
+  // The call reached the plugin (Forward, or SE_InitPlugin's own call).
+  // The report counts only such calls as calls: a destroy or deallocate the
+  // layer swallowed, or a call it withheld, is counted apart, so the
+  // numbers say what the plugin was really asked to do.
+  void MarkForwarded() { forwarded_ = true; }
+
   abi::PluginFunction function() const { return record_.function; }
   int32_t device() const { return record_.device; }
   uint64_t sequence() const { return record_.sequence; }
@@ -81,6 +88,7 @@ class Call {
   size_t argument_count_ = 0;
   std::string withheld_;
   std::unique_ptr<TF_Status, StatusDeleter> substitute_status_;
+  bool forwarded_ = false;
 };
 
 // While the plugin runs a call on this thread: that call, so that a fatal

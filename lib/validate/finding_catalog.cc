@@ -81,6 +81,11 @@ constexpr std::array<FindingInfo, static_cast<size_t>(kCount)> kCatalogue{{
     {kStructSizeDiffers, "struct_size.differs_from_host", kInfo, kPlugin,
      "The plugin reported a struct_size other than the host's: it was built against another "
      "header (the host reads its own layout regardless)."},
+    {kStructSizeOlderLayoutLeavesNull, "struct_size.older_layout_leaves_function_null", kError,
+     kPlugin,
+     "The plugin filled an older, smaller layout of a function table than the host's, so a "
+     "function the host requires or calls without a null check is null where the host reads "
+     "it (an SP_StreamExecutor of TensorFlow 2.5-2.6 in a newer host: host_callback)."},
 }};
 
 constexpr bool CatalogueIsInOrder() {

@@ -41,6 +41,7 @@ enum class FindingKind : uint8_t {
   // Struct sizes.
   kStructSizeZero,
   kStructSizeDiffers,
+  kStructSizeOlderLayoutLeavesNull,
   kCount,
 };
 

@@ -86,6 +86,7 @@ OriginalResult<Member> Forward(Call& call, Args&&... args) {
     }
   }
   const auto original = Original<Member>();
+  call.MarkForwarded();
   std::string what;
   try {
     const InFlight in_flight(call);

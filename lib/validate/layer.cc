@@ -157,6 +157,7 @@ void Layer::InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status)
   const size_t platform_size = HostSize(params->platform);
   const size_t platform_fns_size = HostSize(params->platform_fns);
   try {
+    call.MarkForwarded();
     const InFlight in_flight(call);
     vendor_init(params, status);
   } catch (...) {
@@ -251,6 +252,8 @@ void Layer::WriteReport(const std::string& how_ended) {
   for (size_t i = 0; i < kFunctionCount; ++i) {
     const uint64_t count = call_counts_[i].load(std::memory_order_relaxed);
     if (count > 0) content.calls.emplace_back(static_cast<abi::PluginFunction>(i), count);
+    const uint64_t withheld = withheld_counts_[i].load(std::memory_order_relaxed);
+    if (withheld > 0) content.withheld.emplace_back(static_cast<abi::PluginFunction>(i), withheld);
   }
   content.findings = findings_.Snapshot();
   const auto written = WriteFileAtomically(config_.report_path, RenderValidateReport(content));

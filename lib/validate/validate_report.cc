@@ -40,6 +40,17 @@ OrderedJson FindingToJson(const Finding& finding) {
           {"occurrences", finding.occurrences}};
 }
 
+// {"SP_StreamExecutor.deallocate": 2, ...}, and the counts' sum in `total`.
+OrderedJson CountsToJson(const std::vector<std::pair<abi::PluginFunction, uint64_t>>& counts,
+                         uint64_t* total) {
+  OrderedJson object = OrderedJson::object();
+  for (const auto& [function, count] : counts) {
+    object[std::string(abi::QualifiedName(function))] = count;
+    *total += count;
+  }
+  return object;
+}
+
 }  // namespace
 
 std::string RenderValidateReport(const ValidateReportContent& content) {
@@ -61,12 +72,10 @@ std::string RenderValidateReport(const ValidateReportContent& content) {
     }
     findings.push_back(FindingToJson(finding));
   }
-  OrderedJson calls = OrderedJson::object();
   uint64_t total_calls = 0;
-  for (const auto& [function, count] : content.calls) {
-    calls[std::string(abi::QualifiedName(function))] = count;
-    total_calls += count;
-  }
+  OrderedJson calls = CountsToJson(content.calls, &total_calls);
+  uint64_t total_withheld = 0;
+  OrderedJson withheld = CountsToJson(content.withheld, &total_withheld);
   std::error_code ignored;
   const std::string program = std::filesystem::read_symlink("/proc/self/exe", ignored).string();
   const LayerConfig& config = *content.config;
@@ -91,8 +100,13 @@ std::string RenderValidateReport(const ValidateReportContent& content) {
                          std::chrono::milliseconds(content.started_unix_ms)))},
       {"ended", content.how_ended},
       {"summary",
-       {{"errors", errors}, {"warnings", warnings}, {"infos", infos}, {"calls", total_calls}}},
+       {{"errors", errors},
+        {"warnings", warnings},
+        {"infos", infos},
+        {"calls", total_calls},
+        {"withheld", total_withheld}}},
       {"calls", std::move(calls)},
+      {"withheld", std::move(withheld)},
       {"findings", std::move(findings)}};
   return EncodeJson(document, 2) + "\n";
 }

@@ -14,7 +14,9 @@
 
 namespace sectl::validate {
 
-inline constexpr int kValidateReportSchemaVersion = 1;
+// 2: `calls` counts only calls passed on to the plugin; `withheld` (and
+// summary.withheld) counts the ones the layer kept from it.
+inline constexpr int kValidateReportSchemaVersion = 2;
 
 struct ValidateReportContent {
   const LayerConfig* config = nullptr;
@@ -23,7 +25,11 @@ struct ValidateReportContent {
   std::string how_ended;  // "teardown", "exit", "signal SIGSEGV", ...
   int64_t started_unix_ms = 0;
   std::string trace_error;  // why no trace was written, when one was asked for
+  // Calls passed on to the plugin, per function.
   std::vector<std::pair<abi::PluginFunction, uint64_t>> calls;
+  // Calls the layer did not pass on (a second destroy or deallocate, a
+  // call it proved invalid), per function.
+  std::vector<std::pair<abi::PluginFunction, uint64_t>> withheld;
   std::vector<Finding> findings;
 };
 

@@ -8,3 +8,7 @@ sectl_add_faulty_plugin(NESTED_ALLOCATION validate_faults.c BASE cpu)
 sectl_add_faulty_plugin(INIT_FAILS validate_faults.c BASE cpu)
 sectl_add_faulty_plugin(INIT_CRASHES validate_faults.c BASE cpu)
 sectl_add_faulty_plugin(CONSTRUCTOR_CRASHES validate_faults.c BASE cpu)
+# Fills the 264-byte SP_StreamExecutor of TensorFlow 2.5-2.6 whatever the
+# host: a newer host finds host_callback null (and the plugin's host_callback
+# in its mem_zero).
+sectl_add_faulty_plugin(OLD_STREAM_EXECUTOR_LAYOUT validate_faults.c BASE cpu)

@@ -1,6 +1,8 @@
 /* Faults for the validation layer's online checks (validate.cmake). */
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fault_hooks.h"
 
@@ -77,12 +79,33 @@ static void CreateEventReportingError(const SP_Device* device, SP_Event* event, 
 }
 #endif
 
+#if defined(FAULT_OLD_STREAM_EXECUTOR_LAYOUT)
+/* Built against the TensorFlow 2.5-2.6 header: SP_StreamExecutor is 264
+ * bytes, with host_callback at 256 and no mem_zero, memset or memset32.
+ * Correct in such a host; in a newer one, host_callback lands in the
+ * host's mem_zero and the host's own host_callback stays null. */
+enum { kOldStreamExecutorSize = 264, kOldHostCallbackOffset = 256 };
+
+static void FillOldLayout(SP_StreamExecutor* stream_executor) {
+  /* The base filled the host's layout: an older host's is the old one. */
+  if (stream_executor->struct_size < SP_STREAMEXECUTOR_STRUCT_SIZE) return;
+  void (*host_callback)(void) = (void (*)(void))stream_executor->host_callback;
+  unsigned char* bytes = (unsigned char*)stream_executor;
+  memset(bytes + kOldHostCallbackOffset, 0, SP_STREAMEXECUTOR_STRUCT_SIZE - kOldHostCallbackOffset);
+  memcpy(bytes + kOldHostCallbackOffset, &host_callback, sizeof(host_callback));
+  stream_executor->struct_size = kOldStreamExecutorSize;
+}
+#endif
+
 void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
 #if defined(FAULT_NESTED_ALLOCATION)
   base_allocate = stream_executor->allocate;
   base_deallocate = stream_executor->deallocate;
   stream_executor->allocate = AllocateNested;
   stream_executor->deallocate = DeallocateNested;
+#endif
+#if defined(FAULT_OLD_STREAM_EXECUTOR_LAYOUT)
+  FillOldLayout(stream_executor);
 #endif
 #if defined(FAULT_EVENT_STATUS_OUT_OF_RANGE)
   base_get_event_status = stream_executor->get_event_status;
