@@ -1,10 +1,12 @@
-// Help at the terminal's width: every command's --help, found from
-// `sectl --help` itself so that a new command cannot escape, wrapped at
-// $COLUMNS at words, continuation lines under their column, nothing lost.
+// Help and lists at the terminal's width: every command's --help, found
+// from `sectl --help` itself so that a new command cannot escape, and
+// `conform --list`, wrapped at $COLUMNS at words, continuation lines under
+// their column, nothing lost.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -179,6 +181,35 @@ TEST(HelpLayout, HelpWordGivesTheSameWrappedHelp) {
   const CommandResult word = RunWithColumns({"help", "conform"}, "80");
   ASSERT_EQ(word.exit_code, 0) << word.err;
   EXPECT_EQ(word.out, RunWithColumns({"conform", "--help"}, "80").out);
+}
+
+// The list of checks at 80 and 120 columns: every check, its whole title,
+// no line past the width; piped without $COLUMNS, one line a check.
+TEST(ListLayout, ConformListFitsTheColumns) {
+  const CommandResult whole = RunWithColumns({"conform", "--list"}, "");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const CommandResult json = RunWithColumns({"conform", "--list", "--format", "json"}, "");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto checks = nlohmann::json::parse(json.out);
+  ASSERT_GT(checks.size(), 10u);
+  EXPECT_EQ(LinesOf(whole.out).size(), checks.size()) << "unwrapped: one line a check";
+  for (const size_t width : {80u, 120u}) {
+    SCOPED_TRACE("conform --list at " + std::to_string(width) + " columns");
+    const CommandResult list = RunWithColumns({"conform", "--list"}, std::to_string(width));
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_EQ(LinesTooWide(list.out, width), std::vector<std::string>{}) << list.out;
+    EXPECT_EQ(WordsOf(list.out), WordsOf(whole.out)) << list.out;
+    std::set<std::string> rows;
+    for (const std::string& line : LinesOf(list.out)) {
+      if (!line.empty() && line.front() != ' ') rows.insert(WordsOf(line).front());
+    }
+    for (const auto& check : checks) {
+      EXPECT_TRUE(rows.contains(check["id"].get<std::string>()))
+          << check["id"] << " does not start a row";
+    }
+  }
+  EXPECT_GT(LinesOf(RunWithColumns({"conform", "--list"}, "80").out).size(), checks.size())
+      << "at 80 columns some titles must wrap, or this test shows nothing";
 }
 
 }  // namespace
