@@ -1,7 +1,7 @@
 // Help and lists at the terminal's width: every command's --help, found
 // from `sectl --help` itself so that a new command cannot escape, and
-// `conform --list`, wrapped at $COLUMNS at words, continuation lines under
-// their column, nothing lost.
+// `conform --list` and the probe of a TVM C Device API plugin, wrapped at
+// $COLUMNS at words, continuation lines under their column, nothing lost.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +18,7 @@ namespace sectl {
 namespace {
 
 using testing::CommandResult;
+using testing::ReferencePlugin;
 using testing::RunOptions;
 using testing::RunSectl;
 
@@ -210,6 +211,24 @@ TEST(ListLayout, ConformListFitsTheColumns) {
   }
   EXPECT_GT(LinesOf(RunWithColumns({"conform", "--list"}, "80").out).size(), checks.size())
       << "at 80 columns some titles must wrap, or this test shows nothing";
+}
+
+// The probe of a TVM C Device API plugin: each hook's role under its
+// symbol where the row is too wide, never cut at the edge.
+TEST(ListLayout, TvmCDeviceProbeFitsTheColumns) {
+  const std::vector<std::string> probe = {"probe", ReferencePlugin("sectl_woofles")};
+  const CommandResult whole = RunWithColumns(probe, "");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  for (const size_t width : {80u, 120u}) {
+    SCOPED_TRACE("probe at " + std::to_string(width) + " columns");
+    const CommandResult table = RunWithColumns(probe, std::to_string(width));
+    ASSERT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_EQ(LinesTooWide(table.out, width), std::vector<std::string>{}) << table.out;
+    EXPECT_EQ(WordsOf(table.out), WordsOf(whole.out)) << table.out;
+  }
+  EXPECT_NE(RunWithColumns(probe, "80").out.find("TVMDeviceWooflesDmaDeactivate\n"),
+            std::string::npos)
+      << "at 80 columns the role goes under the symbol";
 }
 
 }  // namespace
