@@ -89,6 +89,10 @@ function(render_subcommand words output_variable)
   set(${output_variable} "${body}" PARENT_SCOPE)
 endfunction()
 
+# sectl wraps its help at $COLUMNS (80 through a pipe): one width, so that
+# the page does not depend on the shell that ran the build (troff fills the
+# paragraphs again anyway).
+set(ENV{COLUMNS} 80)
 write_help_wrapper(HELP_WRAPPER)
 list_subcommands(subcommands)
 set(commands_section

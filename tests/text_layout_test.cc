@@ -112,6 +112,21 @@ TEST(WrapLine, BreaksAWordOnlyWhenItIsLongerThanALine) {
   }
 }
 
+TEST(WrapLine, OverflowLeavesALongWordWholeOnALineOfItsOwn) {
+  const std::string hash(64, 'f');
+  EXPECT_EQ(WrapLine("  SHA-256  " + hash + " end", 40, 11, LongWords::kOverflow),
+            "  SHA-256\n           " + hash + "\n           end")
+      << "the long word starts the next line, whole, and the words after it go on";
+  EXPECT_EQ(WrapLine(hash + " end", 40, 4, LongWords::kOverflow), hash + "\n    end")
+      << "a long first word stays where it is";
+  EXPECT_EQ(
+      WrapLine("  --abi TEXT:{auto,streamexecutor,tvm-c-device}=auto", 30, 4, LongWords::kOverflow),
+      "  --abi\n    TEXT:{auto,streamexecutor,tvm-c-device}=auto");
+  // Words that fit wrap exactly as when long words break.
+  EXPECT_EQ(WrapLine("alpha beta gamma delta", 11, 2, LongWords::kOverflow),
+            WrapLine("alpha beta gamma delta", 11, 2));
+}
+
 TEST(WrapLine, KeepsTheColumnsOfATableRowWhereItDoesNotBreak) {
   EXPECT_EQ(WrapLine("  PASS    id      title words here", 23, 18),
             "  PASS    id      title\n" + std::string(11, ' ') + "words here")

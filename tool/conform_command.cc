@@ -9,10 +9,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "abi/host_generations.h"
 #include "base/atomic_file.h"
 #include "base/json_text.h"
+#include "base/text_layout.h"
 #include "conform/baseline.h"
 #include "conform/check_registry.h"
 #include "conform/run_conform.h"
@@ -137,6 +140,40 @@ Expected<std::string> ProfileToList(const ConformCommandOptions& options) {
   return ProfileForAbi(options.profile, *abi);
 }
 
+// The table of --list: id, severity and title, one row a check, wrapped at
+// `width` (0: not wrapped, one line a check for grep). The title column
+// starts at column 50; where that leaves a title too few columns, every
+// title goes on the lines under its row instead, so that a title reads as
+// a sentence and the rows keep one shape.
+std::string ListTable(const std::vector<conform::PlannedCheck>& plan, size_t width) {
+  constexpr size_t kTitleColumn = 50;
+  constexpr size_t kFewestTitleColumns = 50;
+  constexpr size_t kTitleIndent = 4;
+  std::vector<std::pair<std::string, std::string>> rows;  // id and severity, title
+  bool fits = true;
+  for (const auto& planned : plan) {
+    if (planned.repetition > 0) continue;
+    const auto& check = *planned.check;
+    rows.emplace_back(fmt::format("{:<36} {:<12}", check.id, report::SeverityName(check.severity)),
+                      check.title);
+    fits =
+        fits && (width == 0 ||
+                 DisplayWidth(rows.back().first) + 1 + DisplayWidth(rows.back().second) <= width);
+  }
+  const bool title_below = !fits && width < kTitleColumn + kFewestTitleColumns;
+  std::string text;
+  for (const auto& [start, title] : rows) {
+    if (title_below) {
+      text +=
+          WrapLine(start.substr(0, start.find_last_not_of(' ') + 1), width, kTitleIndent) + "\n";
+      text += WrapLine(std::string(kTitleIndent, ' ') + title, width, kTitleIndent) + "\n";
+    } else {
+      text += WrapLine(fmt::format("{} {}", start, title), width, kTitleColumn) + "\n";
+    }
+  }
+  return text;
+}
+
 int ListChecks(const ConformCommandOptions& options, const std::string& profile,
                const conform::SelectionOptions& selection, const std::string& format) {
   const auto plan = conform::PlanChecks(profile, selection);
@@ -157,12 +194,7 @@ int ListChecks(const ConformCommandOptions& options, const std::string& profile,
     }
     text = EncodeJson(checks, 2) + "\n";
   } else {
-    for (const auto& planned : plan) {
-      if (planned.repetition > 0) continue;
-      const auto& check = *planned.check;
-      text += fmt::format("{:<36} {:<12} {}\n", check.id, report::SeverityName(check.severity),
-                          check.title);
-    }
+    text = ListTable(plan, ChooseTableLayout(options.output_flags, options.output).width);
   }
   auto written = WriteReport(options.output, text);
   if (!written) return ReportUsageError(written.error().message());

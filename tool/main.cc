@@ -21,6 +21,7 @@
 #include "tool/conform_command.h"
 #include "tool/exit_codes.h"
 #include "tool/explain_command.h"
+#include "tool/help_formatter.h"
 #include "tool/probe_command.h"
 #include "tool/replay_command.h"
 #include "tool/report_command.h"
@@ -54,7 +55,8 @@ std::string UsageFailure(const CLI::App* app, const CLI::Error& error) {
     return fmt::format("sectl: error: {} (see '{} --help')\n", error.what(), command);
   }
   const CLI::App* reached = &sectl::tool::SubcommandReached(*app);
-  std::string text = CLI::Formatter().make_usage(reached, command);
+  std::string text =
+      sectl::tool::HelpFormatter(sectl::tool::HelpColumns()).make_usage(reached, command);
   std::vector<std::string> commands;
   for (const CLI::App* sub : reached->get_subcommands({})) commands.push_back(sub->get_name());
   if (!commands.empty()) text += fmt::format("Commands: {}\n", fmt::join(commands, ", "));
@@ -90,6 +92,8 @@ int Main(int argc, char** argv) {
   const auto validate = sectl::tool::AddValidateCommand(app, validate_options);
   sectl::tool::ExplainCommandOptions explain_options;
   auto* explain = sectl::tool::AddExplainCommand(app, explain_options);
+  // Every command's help wrapped at the terminal's width, not cut by it.
+  sectl::tool::UseHelpFormatter(app);
 
   // `sectl help ...`, and a command word that names no command.
   const auto words = sectl::tool::ReadCommandWords(app, {argv + 1, argv + argc});

@@ -76,8 +76,10 @@ int ProbeTvmCDevicePlugin(const ProbeCommandOptions& options, const std::string&
   auto probe = probe::ProbeTvmCDevicePlugin(path);
   if (const int signal = isolation::InterruptedBy(); signal != 0) return ReportInterruption(signal);
   if (!probe) return ReportError(probe.error());
-  const std::string text = options.format == "json" ? probe::TvmCDeviceProbeToJson(*probe)
-                                                    : probe::RenderTvmCDeviceProbeTable(*probe);
+  const TableLayout layout = ChooseTableLayout(options.output_flags, options.output);
+  const std::string text = options.format == "json"
+                               ? probe::TvmCDeviceProbeToJson(*probe)
+                               : probe::RenderTvmCDeviceProbeTable(*probe, layout.width);
   if (auto written = WriteReport(options.output, text); !written) {
     return ReportError(written.error());
   }

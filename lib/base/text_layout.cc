@@ -135,7 +135,7 @@ size_t DisplayWidth(std::string_view text) {
   return columns;
 }
 
-std::string WrapLine(std::string_view line, size_t width, size_t indent) {
+std::string WrapLine(std::string_view line, size_t width, size_t indent, LongWords long_words) {
   if (width == 0 || DisplayWidth(line) <= width) return std::string(line);
   indent = std::min(indent, width / 2);
   const std::string hanging(indent, ' ');
@@ -164,11 +164,12 @@ std::string WrapLine(std::string_view line, size_t width, size_t indent) {
 
     const size_t columns = DisplayWidth(word);
     // A word that fits on no line is broken anyway: it starts right here.
-    const bool fits_no_line = columns > width - indent;
+    // Left whole, it starts a line of its own instead.
+    const bool breaks_here = columns > width - indent && long_words == LongWords::kBreak;
     if (line_has_words) {
       // The gap goes out only when the word fits after it; at a break it
       // is dropped.
-      if (used + gap.size() + columns <= width || (fits_no_line && used + gap.size() < width)) {
+      if (used + gap.size() + columns <= width || (breaks_here && used + gap.size() < width)) {
         out.append(gap);
         used += gap.size();
       } else {
@@ -181,7 +182,7 @@ std::string WrapLine(std::string_view line, size_t width, size_t indent) {
       out.resize(out.size() - (used - indent));
       used = indent;
     }
-    if (used + columns <= width) {
+    if (used + columns <= width || !breaks_here) {
       out.append(word);
       used += columns;
     } else {
@@ -230,11 +231,11 @@ std::string Abbreviate(std::string_view text, size_t columns) {
   return std::string(kept) + "…";
 }
 
-std::string WrapText(std::string_view text, size_t width, size_t indent) {
+std::string WrapText(std::string_view text, size_t width, size_t indent, LongWords long_words) {
   std::string out;
   for (;;) {
     const size_t end = text.find('\n');
-    out += WrapLine(text.substr(0, end), width, indent);
+    out += WrapLine(text.substr(0, end), width, indent, long_words);
     if (end == std::string_view::npos) break;
     out += '\n';
     text.remove_prefix(end + 1);

@@ -19,15 +19,23 @@ size_t StdoutColumns();
 // mark none), ANSI escape sequences none.
 size_t DisplayWidth(std::string_view text);
 
+// What WrapLine does with a word longer than a line: break it (a report's
+// path or message must stay on screen), or leave it whole past the width
+// (help, where an option's name or a value list must read as one word).
+enum class LongWords { kBreak, kOverflow };
+
 // `line` (no newline in it) broken at spaces into lines at most `width`
 // columns wide, joined by '\n' (no newline at the end). The lines after
 // the first start with `indent` spaces: a hanging indent, so that the text
 // of a wrapped row stays in its column. A word is broken only when it is
-// longer than a line. The spaces at the start of `line` are kept, and the
-// runs of spaces between words where the line is not broken (a table's
-// alignment). `width` 0: `line` unchanged. An indent of more than half the
-// width is cut to half, so that every line has room for words.
-std::string WrapLine(std::string_view line, size_t width, size_t indent);
+// longer than a line, and with LongWords::kOverflow never: it then starts
+// a line of its own and runs past the width. The spaces at the start of
+// `line` are kept, and the runs of spaces between words where the line is
+// not broken (a table's alignment). `width` 0: `line` unchanged. An indent
+// of more than half the width is cut to half, so that every line has room
+// for words.
+std::string WrapLine(std::string_view line, size_t width, size_t indent,
+                     LongWords long_words = LongWords::kBreak);
 
 // `text` cut to at most `columns` columns, at a space where there is one,
 // and ended with "…" when anything was cut. For a line that should stay
@@ -35,7 +43,8 @@ std::string WrapLine(std::string_view line, size_t width, size_t indent);
 std::string Abbreviate(std::string_view text, size_t columns);
 
 // WrapLine on each line of `text`.
-std::string WrapText(std::string_view text, size_t width, size_t indent);
+std::string WrapText(std::string_view text, size_t width, size_t indent,
+                     LongWords long_words = LongWords::kBreak);
 
 // A list of findings, "A; B; C", with each run of parts that differ only in
 // their numbers (byte offsets, sizes, addresses) shown once and counted:

@@ -4,6 +4,7 @@
 // code (conform's checks are what call the hooks).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct TvmCDeviceProbe {
 Expected<TvmCDeviceProbe> ProbeTvmCDevicePlugin(const std::string& path);
 
 std::string TvmCDeviceProbeToJson(const TvmCDeviceProbe& probe);
-std::string RenderTvmCDeviceProbeTable(const TvmCDeviceProbe& probe);
+// The table for people, wrapped at `width` columns (0: not wrapped).
+std::string RenderTvmCDeviceProbeTable(const TvmCDeviceProbe& probe, size_t width);
 
 }  // namespace sectl::probe
