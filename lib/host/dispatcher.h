@@ -57,7 +57,7 @@ class Dispatcher {
   // (docs/plugin-server.md); host-owned objects are staged in its arena.
   void UseServer(remote::PluginServer* server) {
     server_ = server;
-    staging_ = server != nullptr ? std::make_unique<RemoteStaging>(server->arena()) : nullptr;
+    staging_ = server != nullptr ? std::make_unique<RemoteStaging>(*server) : nullptr;
   }
   remote::PluginServer* server() const { return server_; }
   // Where host-owned structs go for the plugin: the server's arena, or
@@ -169,11 +169,13 @@ class Dispatcher {
   Expected<R> InvokeRemotely(abi::PluginFunction function, R (*fn)(Params...), Args... args) const {
     RemoteCallArguments call;
     (call.template Add<Params>(args, *staging_), ...);
-    if (call.unsupported || call.arena_full) {
+    if (call.unsupported || call.arena_full || call.callbacks_full) {
       return tl::unexpected(Error(
           ErrorCode::kInternal,
           fmt::format("sectl cannot pass {} to the plugin server{}", abi::QualifiedName(function),
-                      call.arena_full ? ": its arena is full" : " yet (a host function)")));
+                      call.arena_full       ? ": its arena is full"
+                      : call.callbacks_full ? ": too many host callbacks registered"
+                                            : " (a host function it cannot stand in for)")));
     }
     std::array<uint64_t, kMaxRecordedArguments> recorded{};
     const uint8_t count = RecordArguments(recorded, args...);
