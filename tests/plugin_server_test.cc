@@ -151,6 +151,7 @@ TEST(PluginServerLanes, CallsFromTwoJudgeThreadsRunAtOnce) {
                                               Fail(ErrorCode::kInternal, "not called")};
   {
     std::vector<std::jthread> judges;
+    judges.reserve(answers.size());
     for (auto& answer : answers) {
       judges.emplace_back(
           [&] { answer = plugin.Call(abi::PluginFunction::kInitPlugin, *rendezvous, words); });
@@ -212,6 +213,27 @@ TEST(PluginServerLanes, ADeathSeenOnAnyLaneEndsEveryCallAlike) {
   }
   ASSERT_TRUE(plugin.ended());
   EXPECT_EQ(plugin.ended()->value, SIGSEGV);
+}
+
+// A server that dies while no call is in flight (a plugin thread of its
+// own crashed) ends a kEndTheSameWay judge the same way at once, as the
+// crash would have ended a judge with the plugin in it: the event
+// channel's end tells the judge, not only a later call.
+TEST(PluginServerLanes, ADeathBetweenCallsEndsTheJudgeTheSameWay) {
+  const pid_t judge = ::fork();
+  ASSERT_GE(judge, 0);
+  if (judge == 0) {
+    auto server =
+        PluginServer::Start(SECTL_PLUGIN_SERVER, kArenaBytes, WhenTheServerEnds::kEndTheSameWay);
+    if (!server || !(*server)->Load(testing::ReferencePlugin("sectl_cpu"))) ::_exit(100);
+    ::kill((*server)->pid(), SIGSEGV);
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+    ::_exit(101);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(judge, &status, 0), judge);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exited " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGSEGV);
 }
 
 // ---- The host runtime on a server -------------------------------------------
@@ -396,7 +418,7 @@ TEST_F(PluginServerHost, UnreadableMemoryIsAnAnswerNotACrash) {
   EXPECT_NE(unmapped.error().message().find("not readable"), std::string::npos)
       << unmapped.error().message();
   // The plugin's code is readable, and not writable.
-  const uint64_t code = reinterpret_cast<uintptr_t>(library_->init_plugin());
+  const auto code = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(library_->init_plugin()));
   auto instructions = server_->ReadBytes(code, 16);
   ASSERT_TRUE(instructions) << instructions.error().message();
   auto written = server_->WriteBytes(code, *instructions);
@@ -436,6 +458,7 @@ TEST(PluginServerResources, TheJudgeCountsTheServersThreadsAndDescriptors) {
   const std::array<uint64_t, 2> words{Word(arrived), 0};
   {
     std::vector<std::jthread> judges;
+    judges.reserve(2);
     for (int judge = 0; judge < 2; ++judge) {
       judges.emplace_back([&] {
         auto answer = plugin.Call(abi::PluginFunction::kInitPlugin, *rendezvous, words);
