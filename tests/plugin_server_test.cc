@@ -195,6 +195,8 @@ TEST(PluginServerLanes, ADeathSeenOnAnyLaneEndsEveryCallAlike) {
   const std::array<uint64_t, 2> words{Word(arrived), 0};
   std::array<Expected<CallAnswer>, 2> answers{Fail(ErrorCode::kInternal, "not called"),
                                               Fail(ErrorCode::kInternal, "not called")};
+  // Outlives the threads that call with it.
+  const std::array<uint64_t, 2> nothing{0, 0};
   {
     std::vector<std::jthread> judges;
     // One call waits in the fixture for a second that never comes...
@@ -202,7 +204,6 @@ TEST(PluginServerLanes, ADeathSeenOnAnyLaneEndsEveryCallAlike) {
         [&] { answers[0] = plugin.Call(abi::PluginFunction::kInitPlugin, *rendezvous, words); });
     while (__atomic_load_n(arrived, __ATOMIC_SEQ_CST) < 1) std::this_thread::yield();
     // ...while another crashes the server.
-    const std::array<uint64_t, 2> nothing{0, 0};
     judges.emplace_back(
         [&] { answers[1] = plugin.Call(abi::PluginFunction::kInitPlugin, 8, nothing); });
   }
