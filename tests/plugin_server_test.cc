@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "host/device.h"
+#include "host/dispatcher.h"
 #include "host/journal.h"
 #include "host/memory.h"
 #include "host/platform.h"
@@ -408,6 +409,22 @@ TEST_F(PluginServerHost, TheJudgeReadsAndWritesThePluginsHostMemory) {
   auto read = server_->ReadBytes(Word(target->data()), kSize);
   ASSERT_TRUE(read) << read.error().message();
   EXPECT_EQ(*read, pattern);
+}
+
+// The dispatcher's way to the same memory, as a check would use it.
+TEST_F(PluginServerHost, TheDispatcherReachesThePluginsHostMemoryThroughTheServer) {
+  auto buffer = device_->AllocateHost(host::HostMemoryKind::kUnified, 64);
+  ASSERT_TRUE(buffer) << buffer.error().message();
+  const std::vector<std::byte> bytes(64, std::byte{0x5a});
+  const host::Dispatcher& dispatcher = device_->dispatcher();
+  ASSERT_TRUE(dispatcher.WritePluginMemory(buffer->data(), bytes));
+  auto read = dispatcher.ReadPluginMemory(buffer->data(), bytes.size());
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(*read, bytes);
+  // And memory the server cannot write (the plugin's code) is the
+  // dispatcher's error too.
+  EXPECT_FALSE(dispatcher.WritePluginMemory(reinterpret_cast<void*>(library_->init_plugin()),
+                                            bytes));  // NOLINT: the plugin's address
 }
 
 // Memory the server cannot read or write is an answer that says so; the
