@@ -427,6 +427,19 @@ TEST_F(PluginServerHost, TheDispatcherReachesThePluginsHostMemoryThroughTheServe
                                             bytes));  // NOLINT: the plugin's address
 }
 
+// Without a server the plugin's memory is this process's: a plain copy.
+TEST(PluginServerMemory, WithoutAServerTheDispatcherCopiesInThisProcess) {
+  host::Journal journal;
+  const host::Dispatcher dispatcher(journal);
+  std::array<std::byte, 8> plugin_memory{};
+  const std::vector<std::byte> bytes(plugin_memory.size(), std::byte{0x42});
+  ASSERT_TRUE(dispatcher.WritePluginMemory(plugin_memory.data(), bytes));
+  EXPECT_EQ(plugin_memory[7], std::byte{0x42});
+  auto read = dispatcher.ReadPluginMemory(plugin_memory.data(), plugin_memory.size());
+  ASSERT_TRUE(read);
+  EXPECT_EQ(*read, bytes);
+}
+
 // Memory the server cannot read or write is an answer that says so; the
 // server lives on and serves the next call.
 TEST_F(PluginServerHost, UnreadableMemoryIsAnAnswerNotACrash) {
