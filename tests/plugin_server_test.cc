@@ -8,6 +8,7 @@
 // without a fault in the server; and it counts the server's resources.
 #include "remote/plugin_server.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <future>
 #include <string>
 #include <thread>
@@ -236,6 +238,57 @@ TEST(PluginServerLanes, ADeathBetweenCallsEndsTheJudgeTheSameWay) {
   ASSERT_EQ(::waitpid(judge, &status, 0), judge);
   ASSERT_TRUE(WIFSIGNALED(status)) << "exited " << WEXITSTATUS(status);
   EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+}
+
+// Whether `pid` has ended (gone, or a zombie nobody has reaped yet).
+bool HasEnded(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const size_t name_end = line.rfind(')');
+  return name_end == std::string::npos || name_end + 2 >= line.size() ||
+         line[name_end + 2] == 'Z' || line[name_end + 2] == 'X';
+}
+
+// A judge killed while one of its lanes is busy in the plugin: the server
+// ends with it, at once, rather than when the plugin's call returns. The
+// server's main thread sees its channel close and ends the process; the
+// lane thread stuck in the plugin does not keep it alive.
+TEST(PluginServerLanes, AServerEndsWithItsJudgeEvenWithALaneInThePlugin) {
+  std::array<int, 2> report{-1, -1};
+  ASSERT_EQ(::pipe2(report.data(), O_CLOEXEC), 0);
+  const OwnedDescriptor read_end(report[0]);
+  OwnedDescriptor write_end(report[1]);
+  const pid_t judge = ::fork();
+  ASSERT_GE(judge, 0);
+  if (judge == 0) {
+    auto server = PluginServer::Start(SECTL_PLUGIN_SERVER, kArenaBytes);
+    if (!server) ::_exit(100);
+    auto rendezvous = (*server)->Load(testing::FixturePlugin("rendezvous"));
+    if (!rendezvous) ::_exit(101);
+    const pid_t server_pid = (*server)->pid();
+    if (::write(write_end.get(), &server_pid, sizeof(server_pid)) != sizeof(server_pid)) {
+      ::_exit(102);
+    }
+    auto* arrived = static_cast<int*>((*server)->arena().Allocate(sizeof(int)));
+    const std::array<uint64_t, 2> words{Word(arrived), 0};
+    // Waits five seconds in the plugin for a second call.
+    (void)(*server)->Call(abi::PluginFunction::kInitPlugin, *rendezvous, words);
+    ::_exit(103);
+  }
+  write_end.Close();
+  pid_t server = 0;
+  ASSERT_EQ(::read(read_end.get(), &server, sizeof(server)), sizeof(server));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // into the plugin
+  ::kill(judge, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(judge, &status, 0), judge);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (!HasEnded(server) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(HasEnded(server));
+  if (!HasEnded(server)) ::kill(server, SIGKILL);
 }
 
 // ---- The host runtime on a server -------------------------------------------
