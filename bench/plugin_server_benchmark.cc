@@ -14,6 +14,11 @@
 #include <memory>
 #include <string>
 
+#include "host/device.h"
+#include "host/journal.h"
+#include "host/platform.h"
+#include "host/stream.h"
+#include "loader/plugin_library.h"
 #include "remote/plugin_server.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
@@ -103,6 +108,53 @@ void ReadBytesChunk(benchmark::State& state) {
   }
 }
 BENCHMARK(ReadBytesChunk)->UseRealTime()->Arg(64)->Arg(4096);
+
+// A host callback's whole round trip: host_callback on a lane, the minimal
+// plugin calling the callback inside it (it runs every operation at
+// once), the event to the judge, the callback on a judge thread, and the
+// answer back before host_callback returns.
+void HostCallbackEvent(benchmark::State& state) {
+  auto server = PluginServer::Start(SECTL_PLUGIN_SERVER, size_t{1} << 20);
+  if (!server) {
+    state.SkipWithError(server.error().message().c_str());
+    return;
+  }
+  auto library = sectl::loader::PluginLibrary::OpenInServer(
+      std::string(SECTL_PLUGIN_DIR) + "/sectl_minimal.so", {}, **server);
+  if (!library) {
+    state.SkipWithError(library.error().message().c_str());
+    return;
+  }
+  sectl::host::Journal journal;
+  journal.set_timed(false);
+  auto platform = sectl::host::Platform::Create(*library, journal, {.server = server->get()});
+  if (!platform) {
+    state.SkipWithError(platform.error().message().c_str());
+    return;
+  }
+  auto device = (*platform)->CreateDevice(0);
+  if (!device) {
+    state.SkipWithError(device.error().message().c_str());
+    return;
+  }
+  auto stream = (*device)->CreateStream();
+  if (!stream) {
+    state.SkipWithError(stream.error().message().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto record = (*stream)->EnqueueHostCallback([](TF_Status* /*status*/) {});
+    if (!record || (*record)->calls.load() != 1) {
+      state.SkipWithError("the host callback did not run inside host_callback");
+      break;
+    }
+  }
+  // TensorFlow's order: streams, then devices, then the platform.
+  stream->reset();
+  device->reset();
+  platform->reset();
+}
+BENCHMARK(HostCallbackEvent)->UseRealTime();
 
 }  // namespace
 
