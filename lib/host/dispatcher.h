@@ -18,8 +18,10 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "abi/plugin_functions.h"
 #include "base/error.h"
@@ -57,7 +59,7 @@ class Dispatcher {
   // (docs/plugin-server.md); host-owned objects are staged in its arena.
   void UseServer(remote::PluginServer* server) {
     server_ = server;
-    staging_ = server != nullptr ? std::make_unique<RemoteStaging>(server->arena()) : nullptr;
+    staging_ = server != nullptr ? std::make_unique<RemoteStaging>(*server) : nullptr;
   }
   remote::PluginServer* server() const { return server_; }
   // Where host-owned structs go for the plugin: the server's arena, or
@@ -70,6 +72,22 @@ class Dispatcher {
     if (server_ == nullptr || text == nullptr) return ReadPluginString(text);
     auto read = server_->ReadString(reinterpret_cast<uintptr_t>(text), kMaxPluginString);
     return read ? *read : std::string();
+  }
+
+  // Host memory the plugin allocated (host_memory_allocate,
+  // unified_memory_allocate), which TensorFlow reads and writes directly:
+  // read or written where the plugin lives. Through a server, in bounded
+  // chunks, and memory the server cannot read or write is an error, not a
+  // crash (remote::PluginServer::ReadBytes); in this process, a plain copy.
+  Expected<std::vector<std::byte>> ReadPluginMemory(const void* address, size_t size) const {
+    if (server_ != nullptr) return server_->ReadBytes(reinterpret_cast<uintptr_t>(address), size);
+    const auto* bytes = static_cast<const std::byte*>(address);
+    return std::vector<std::byte>(bytes, bytes + size);
+  }
+  Expected<void> WritePluginMemory(void* address, std::span<const std::byte> bytes) const {
+    if (server_ != nullptr) return server_->WriteBytes(reinterpret_cast<uintptr_t>(address), bytes);
+    if (!bytes.empty()) std::memcpy(address, bytes.data(), bytes.size());
+    return {};
   }
 
   // Calls `(table.*Member)(args...)`, journalled as the function Member is.
@@ -169,11 +187,13 @@ class Dispatcher {
   Expected<R> InvokeRemotely(abi::PluginFunction function, R (*fn)(Params...), Args... args) const {
     RemoteCallArguments call;
     (call.template Add<Params>(args, *staging_), ...);
-    if (call.unsupported || call.arena_full) {
+    if (call.unsupported || call.arena_full || call.callbacks_full) {
       return tl::unexpected(Error(
           ErrorCode::kInternal,
           fmt::format("sectl cannot pass {} to the plugin server{}", abi::QualifiedName(function),
-                      call.arena_full ? ": its arena is full" : " yet (a host function)")));
+                      call.arena_full       ? ": its arena is full"
+                      : call.callbacks_full ? ": too many host callbacks registered"
+                                            : " (a host function it cannot stand in for)")));
     }
     std::array<uint64_t, kMaxRecordedArguments> recorded{};
     const uint8_t count = RecordArguments(recorded, args...);

@@ -11,8 +11,12 @@
 //    parameter is const;
 //  - the call's TF_Status: made by the server, its code and message carried
 //    both ways;
-//  - a host function (a host callback): not yet carried; the call is
-//    refused.
+//  - a host callback (SE_StatusCallbackFn) and the callback_arg after it:
+//    registered with the server (remote::PluginServer::RegisterHostCallback),
+//    the id passed as the argument word; the server hands the plugin a
+//    trampoline of its own and the id, and runs the callback here as an
+//    event when the plugin calls it;
+//  - any other host function: not carried; the call is refused.
 #pragma once
 
 #include <bit>
@@ -21,9 +25,12 @@
 #include <map>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "remote/arena.h"
+#include "remote/plugin_server.h"
+#include "remote/word_call.h"
 #include "tensorflow/c/tf_status.h"
 
 namespace sectl::host {
@@ -38,8 +45,9 @@ struct IsCompleteType<T, std::void_t<decltype(sizeof(T))>> : std::true_type {};
 // sees the same address on every call, as it would in TensorFlow.
 class RemoteStaging {
  public:
-  explicit RemoteStaging(remote::Arena& arena) : arena_(arena) {}
+  explicit RemoteStaging(remote::PluginServer& server) : server_(server), arena_(server.arena()) {}
   remote::Arena& arena() const { return arena_; }
+  remote::PluginServer& server() const { return server_; }
 
   // The arena copy of `bytes` at `host`, refreshed from it; nullptr when
   // the arena is full.
@@ -60,6 +68,7 @@ class RemoteStaging {
     void* address = nullptr;
     size_t bytes = 0;
   };
+  remote::PluginServer& server_;
   remote::Arena& arena_;
   std::mutex mutex_;
   std::map<const void*, Copy> copies_;
@@ -71,6 +80,7 @@ struct RemoteCallArguments {
   TF_Status* status = nullptr;  // the host's, to fill from the server's answer
   bool unsupported = false;     // an argument the server cannot be given
   bool arena_full = false;
+  bool callbacks_full = false;  // no more host callbacks can be registered
   struct CopyBack {
     void* host;
     const void* staged;
@@ -84,11 +94,21 @@ struct RemoteCallArguments {
   }
 
  private:
+  // The host callback whose callback_arg comes next (host_callback's
+  // parameters are the function, then its argument).
+  remote::StatusCallback pending_callback_ = nullptr;
+
   template <typename Argument>
   uint64_t WordOf(Argument argument, RemoteStaging& staging) {
     if constexpr (std::is_same_v<Argument, TF_Status*>) {
       status = argument;
       return 0;
+    } else if constexpr (std::is_same_v<Argument, remote::StatusCallback>) {
+      // The server puts its trampoline in this word's place; 0 stays a null
+      // function, for a check that passes one on purpose.
+      if (argument == nullptr) return 0;
+      pending_callback_ = argument;
+      return 1;
     } else if constexpr (std::is_pointer_v<Argument>) {
       using Pointee = std::remove_pointer_t<Argument>;
       using Object = std::remove_cv_t<Pointee>;
@@ -96,6 +116,14 @@ struct RemoteCallArguments {
         unsupported = true;
         return 0;
       } else if constexpr (std::is_void_v<Object> || !IsCompleteType<Object>::value) {
+        if constexpr (std::is_same_v<Object, void>) {
+          if (pending_callback_ != nullptr) {
+            const uint64_t id = staging.server().RegisterHostCallback(
+                std::exchange(pending_callback_, nullptr), const_cast<void*>(argument));  // NOLINT
+            if (id == 0) callbacks_full = true;
+            return id;
+          }
+        }
         return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(argument));  // NOLINT
       } else {
         if (argument == nullptr || staging.arena().Contains(argument, sizeof(Object))) {

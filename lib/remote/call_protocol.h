@@ -3,6 +3,14 @@
 // that neither side ever parses more than it expects. Pointers in a call's
 // arguments point into the arena (remote/arena.h) or are the plugin's own
 // values (handles), never into the judge's memory.
+//
+// Three kinds of channel carry them:
+//  - the main channel (descriptor 3 in the server): loading, opening lanes,
+//    and calls of judge threads beyond kMaxLanes;
+//  - lanes, one per judge thread, each served by a server thread of its
+//    own, so that calls from different judge threads run concurrently;
+//  - the event channel (descriptor 5): the server's Events (a host callback
+//    the plugin called) and the judge's EventAnswers.
 #pragma once
 
 #include <cstddef>
@@ -10,15 +18,30 @@
 
 namespace sectl::remote {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+// 2: lanes, host callbacks as events, ReadBytes/WriteBytes.
+inline constexpr uint32_t kProtocolVersion = 2;
 inline constexpr size_t kMaxCallArguments = 12;
-// A plugin's status message, a dlerror text, a path or a plugin string.
+// A plugin's status message, a dlerror text, a path, a plugin string, or
+// one chunk of plugin memory read or written.
 inline constexpr size_t kMaxMessageText = 4096;
+// Lanes a server serves at most; a judge's threads beyond these share the
+// main channel, one call at a time.
+inline constexpr size_t kMaxLanes = 64;
 
 enum class RequestKind : uint32_t {
   kLoad = 1,        // text: the plugin's path; answer: SE_InitPlugin's address
   kCall = 2,        // function, target, arguments; status code and text in
   kReadString = 3,  // target: a string of the plugin's; answer: its text
+  // Main channel only, with the server's end of a new lane attached
+  // (SCM_RIGHTS); answer: kReturned once a server thread serves it.
+  kOpenLane = 4,
+  // target: an address of the plugin's; arguments[0]: at most
+  // kMaxMessageText bytes; answer: the bytes, or kFailed when any of them
+  // is not readable in the server.
+  kReadBytes = 5,
+  // target: an address of the plugin's; text: the bytes to put there;
+  // answer: kFailed when any of them is not writable in the server.
+  kWriteBytes = 6,
 };
 
 struct Request {
@@ -44,6 +67,31 @@ struct Reply {
   Outcome outcome = Outcome::kReturned;
   uint64_t result = 0;      // the function's result as a word
   int32_t status_code = 0;  // the TF_Status after the call
+  uint32_t text_length = 0;
+  char text[kMaxMessageText] = {};
+};
+
+// The plugin called a host callback (host_callback's callback_fn): the
+// server's trampoline stands in for the judge's function, and the plugin's
+// callback_arg is the id the judge gave it. The trampoline waits for the
+// EventAnswer with the same sequence number.
+struct Event {
+  uint32_t version = kProtocolVersion;
+  uint32_t reserved = 0;
+  uint64_t sequence = 0;    // the server's, unique among events in flight
+  uint64_t callback = 0;    // the id as the plugin passed it back: untrusted
+  int32_t status_code = 0;  // the TF_Status the plugin handed the callback
+  uint32_t text_length = 0;
+  char text[kMaxMessageText] = {};
+};
+
+// What the judge's callback left in its TF_Status, for the trampoline to
+// copy into the plugin's before it returns.
+struct EventAnswer {
+  uint32_t version = kProtocolVersion;
+  uint32_t reserved = 0;
+  uint64_t sequence = 0;
+  int32_t status_code = 0;
   uint32_t text_length = 0;
   char text[kMaxMessageText] = {};
 };

@@ -11,15 +11,20 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <utility>
 
 #include "isolation/bounded_reap.h"
+#include "remote/server_resources.h"
 
 namespace sectl::remote {
 namespace {
 
-// The descriptors the server finds its channel and arena on.
+// The descriptors the server finds its main channel, arena and event
+// channel on.
 constexpr int kServerSocket = 3;
 constexpr int kServerArena = 4;
+constexpr int kServerEvents = 5;
+constexpr int kFirstFree = kServerEvents + 1;
 
 void PutText(Request& request, const std::string& text) {
   request.text_length = static_cast<uint32_t>(std::min(text.size(), kMaxMessageText));
@@ -43,45 +48,75 @@ Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& e
   auto arena = Arena::Create(arena_bytes);
   if (!arena) return tl::unexpected(arena.error());
   std::array<int, 2> sockets{-1, -1};
+  std::array<int, 2> events{-1, -1};
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets.data()) != 0) {
     return Fail(ErrorCode::kInternal, fmt::format("cannot create the plugin server's channel: {}",
                                                   strerrorname_np(errno)));
   }
+  OwnedDescriptor judge_main(sockets[0]);
+  OwnedDescriptor server_main(sockets[1]);
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, events.data()) != 0) {
+    return Fail(
+        ErrorCode::kInternal,
+        fmt::format("cannot create the plugin server's event channel: {}", strerrorname_np(errno)));
+  }
+  OwnedDescriptor judge_events(events[0]);
+  OwnedDescriptor server_events(events[1]);
   const std::string base = fmt::format("{:#x}", arena->base());
   const std::string size = std::to_string(arena->size());
   const pid_t pid = ::fork();
   if (pid == 0) {
-    // Only the channel and the arena go to the server: nothing else of the
+    // Only the channels and the arena go to the server: nothing else of the
     // judge's, whose result channel above all.
-    // Moved out of the way first, so that neither lands on the other's new
+    // Moved out of the way first, so that none lands on another's new
     // number; dup2 leaves close-on-exec off on the copies.
-    const int socket = ::fcntl(sockets[1], F_DUPFD, kServerArena + 1);
-    const int memory = ::fcntl(arena->descriptor(), F_DUPFD, kServerArena + 1);
-    if (socket < 0 || memory < 0 || ::dup2(socket, kServerSocket) < 0 ||
-        ::dup2(memory, kServerArena) < 0) {
+    const int socket = ::fcntl(server_main.get(), F_DUPFD, kFirstFree);
+    const int memory = ::fcntl(arena->descriptor(), F_DUPFD, kFirstFree);
+    const int event = ::fcntl(server_events.get(), F_DUPFD, kFirstFree);
+    if (socket < 0 || memory < 0 || event < 0 || ::dup2(socket, kServerSocket) < 0 ||
+        ::dup2(memory, kServerArena) < 0 || ::dup2(event, kServerEvents) < 0) {
       ::_exit(127);
     }
-    ::close_range(kServerArena + 1, ~0U, 0);
-    const char* arguments[] = {"sectl-plugin-server", "3",          "4",
-                               base.c_str(),          size.c_str(), nullptr};
+    ::close_range(kFirstFree, ~0U, 0);
+    const char* arguments[] = {"sectl-plugin-server", "3", "4",    base.c_str(),
+                               size.c_str(),          "5", nullptr};
     ::execv(executable.c_str(), const_cast<char* const*>(arguments));  // NOLINT: execv's type
     ::_exit(127);
   }
-  ::close(sockets[1]);
+  server_main.Close();
+  server_events.Close();
   if (pid < 0) {
-    ::close(sockets[0]);
     return Fail(ErrorCode::kInternal,
                 fmt::format("cannot start the plugin server: {}", strerrorname_np(errno)));
   }
-  return std::unique_ptr<PluginServer>(
-      new PluginServer(pid, sockets[0], std::move(*arena), when_it_ends));
+  return std::unique_ptr<PluginServer>(new PluginServer(
+      pid, std::move(judge_main), std::move(judge_events), std::move(*arena), when_it_ends));
 }
 
-PluginServer::PluginServer(pid_t pid, int socket, Arena arena, WhenTheServerEnds when_it_ends)
-    : pid_(pid), socket_(socket), arena_(std::move(arena)), when_it_ends_(when_it_ends) {}
+PluginServer::PluginServer(pid_t pid, OwnedDescriptor main, OwnedDescriptor events, Arena arena,
+                           WhenTheServerEnds when_it_ends)
+    : pid_(pid),
+      main_(std::move(main)),
+      events_(std::move(events)),
+      arena_(std::move(arena)),
+      when_it_ends_(when_it_ends),
+      callbacks_(std::make_unique<HostCallbacks>(events_.get())),
+      listener_([this](const std::stop_token& stop) { ListenForEvents(stop); }) {}
 
 PluginServer::~PluginServer() {
-  ::close(socket_);  // the server ends at end of file
+  // The listener first, so that the end of the event channel it is about
+  // to see is not taken for the server's death.
+  stopping_ = true;
+  ::shutdown(events_.get(), SHUT_RDWR);  // wakes it, and any trampoline waiting
+  listener_.request_stop();
+  if (listener_.joinable()) listener_.join();
+  callbacks_.reset();  // waits for callbacks still running
+  {
+    const std::lock_guard<std::mutex> held(lanes_mutex_);
+    idle_lanes_.clear();  // the server's lane threads end at end of file
+  }
+  main_.Close();  // the server ends at end of file
+  const std::lock_guard<std::mutex> held(end_mutex_);
   if (!ended_) {
     if (isolation::ReapKilled(pid_, std::chrono::milliseconds(500)) !=
         isolation::Reaping::kReaped) {
@@ -91,7 +126,13 @@ PluginServer::~PluginServer() {
   }
 }
 
+std::optional<ServerEnd> PluginServer::ended() const {
+  const std::lock_guard<std::mutex> held(end_mutex_);
+  return ended_;
+}
+
 Error PluginServer::ServerGone() {
+  std::unique_lock<std::mutex> held(end_mutex_);
   if (!ended_) {
     int status = 0;
     if (isolation::ReapKilled(pid_, isolation::kKilledProcessGrace, &status) ==
@@ -103,25 +144,135 @@ Error PluginServer::ServerGone() {
       (void)isolation::ReapKilled(pid_, isolation::kKilledProcessGrace);
       ended_ = ServerEnd{true, SIGKILL};
     }
+    gone_ = true;
   }
-  if (when_it_ends_ == WhenTheServerEnds::kEndTheSameWay) EndTheSameWay(*ended_);
+  const ServerEnd end = *ended_;
+  held.unlock();
+  if (when_it_ends_ == WhenTheServerEnds::kEndTheSameWay) EndTheSameWay(end);
   return Error(ErrorCode::kInternal,
-               ended_->signaled
-                   ? fmt::format("the plugin server died of signal {}", ended_->value)
-                   : fmt::format("the plugin server exited with status {}", ended_->value));
+               end.signaled ? fmt::format("the plugin server died of signal {}", end.value)
+                            : fmt::format("the plugin server exited with status {}", end.value));
+}
+
+// The events the server sends while it serves calls: a host callback the
+// plugin called. Its end of file is the server's end, unless this judge is
+// closing the channel itself.
+void PluginServer::ListenForEvents(const std::stop_token& stop) {
+  while (!stop.stop_requested()) {
+    Event event;
+    const ssize_t got = ::recv(events_.get(), &event, sizeof(event), 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (stopping_) return;
+    if (got <= 0) {
+      (void)ServerGone();  // ends this process in kEndTheSameWay
+      return;
+    }
+    if (got != sizeof(event) || event.version != kProtocolVersion ||
+        event.text_length > kMaxMessageText) {
+      // A server that breaks the protocol is not to be listened to; the
+      // calls waiting on it find out at their next exchange.
+      ::kill(pid_, SIGKILL);
+      return;
+    }
+    callbacks_->Handle(event);
+  }
+}
+
+class PluginServer::LaneLease {
+ public:
+  explicit LaneLease(PluginServer& server) : server_(server) {
+    {
+      const std::lock_guard<std::mutex> held(server_.lanes_mutex_);
+      if (!server_.idle_lanes_.empty()) {
+        lane_ = std::move(server_.idle_lanes_.back());
+        server_.idle_lanes_.pop_back();
+        return;
+      }
+      if (server_.lanes_open_ >= kMaxLanes) {
+        shared_.emplace(server_.main_mutex_);
+        return;
+      }
+      ++server_.lanes_open_;
+    }
+    lane_ = server_.OpenLane();
+    if (lane_ == nullptr) {
+      {
+        const std::lock_guard<std::mutex> held(server_.lanes_mutex_);
+        --server_.lanes_open_;
+      }
+      shared_.emplace(server_.main_mutex_);
+    }
+  }
+  ~LaneLease() {
+    if (lane_ == nullptr) return;
+    const std::lock_guard<std::mutex> held(server_.lanes_mutex_);
+    server_.idle_lanes_.push_back(std::move(lane_));
+  }
+  LaneLease(const LaneLease&) = delete;
+  LaneLease& operator=(const LaneLease&) = delete;
+
+  int socket() const { return lane_ != nullptr ? lane_->socket.get() : server_.main_.get(); }
+
+ private:
+  PluginServer& server_;
+  std::unique_ptr<Lane> lane_;
+  std::optional<std::unique_lock<std::mutex>> shared_;  // the main channel's
+};
+
+// A new lane: a socket pair whose other end goes to the server over the
+// main channel; a server thread serves it from then on. nullptr when the
+// server would not (its own bound, or no thread for it).
+std::unique_ptr<PluginServer::Lane> PluginServer::OpenLane() {
+  std::array<int, 2> sockets{-1, -1};
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets.data()) != 0) return nullptr;
+  auto lane = std::make_unique<Lane>(Lane{OwnedDescriptor(sockets[0])});
+  const OwnedDescriptor server_end(sockets[1]);
+  Request request;
+  request.kind = RequestKind::kOpenLane;
+  const std::lock_guard<std::mutex> held(main_mutex_);
+  auto reply = ExchangeOn(main_.get(), request, server_end.get());
+  if (!reply || reply->outcome != Outcome::kReturned) return nullptr;
+  return lane;
+}
+
+size_t PluginServer::lanes_open() const {
+  const std::lock_guard<std::mutex> held(lanes_mutex_);
+  return lanes_open_;
 }
 
 Expected<Reply> PluginServer::Exchange(const Request& request) {
-  if (ended_) return tl::unexpected(ServerGone());
-  if (::send(socket_, &request, sizeof(request), MSG_NOSIGNAL) != sizeof(request)) {
-    return tl::unexpected(ServerGone());
+  if (gone_) return tl::unexpected(ServerGone());
+  const LaneLease lane(*this);
+  return ExchangeOn(lane.socket(), request);
+}
+
+Expected<Reply> PluginServer::ExchangeOn(int socket, const Request& request, int attached) {
+  if (gone_) return tl::unexpected(ServerGone());
+  iovec data{const_cast<Request*>(&request), sizeof(request)};  // NOLINT: sendmsg's type
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  if (attached >= 0) {
+    message.msg_control = control.data();
+    message.msg_controllen = control.size();
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(header), &attached, sizeof(int));
   }
+  ssize_t sent = 0;
+  do {
+    sent = ::sendmsg(socket, &message, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent != sizeof(request)) return tl::unexpected(ServerGone());
   Reply reply;
   ssize_t got = 0;
   do {
-    got = ::recv(socket_, &reply, sizeof(reply), 0);
+    got = ::recv(socket, &reply, sizeof(reply), 0);
   } while (got < 0 && errno == EINTR);
-  if (got == 0 || got < 0) return tl::unexpected(ServerGone());
+  if (got <= 0) return tl::unexpected(ServerGone());
   if (got != sizeof(reply) || reply.version != kProtocolVersion ||
       reply.text_length > kMaxMessageText) {
     return Fail(ErrorCode::kInternal, "the plugin server broke the protocol");
@@ -171,5 +322,57 @@ Expected<std::string> PluginServer::ReadString(uint64_t address, size_t limit) {
   if (!reply) return tl::unexpected(reply.error());
   return std::string(reply->text, reply->text_length);
 }
+
+Expected<std::vector<std::byte>> PluginServer::ReadBytes(uint64_t address, size_t size) {
+  if (size > 0 && address + size < address) {
+    return Fail(ErrorCode::kInvalidArgument, "the range wraps around the address space");
+  }
+  std::vector<std::byte> bytes;
+  bytes.reserve(size);
+  for (size_t done = 0; done < size;) {
+    Request request;
+    request.kind = RequestKind::kReadBytes;
+    request.target = address + done;
+    request.arguments[0] = std::min(size - done, kMaxMessageText);
+    request.argument_count = 1;
+    auto reply = Exchange(request);
+    if (!reply) return tl::unexpected(reply.error());
+    if (reply->outcome != Outcome::kReturned || reply->text_length != request.arguments[0]) {
+      return Fail(ErrorCode::kFailedPrecondition,
+                  fmt::format("the plugin's memory at {:#x} ({} bytes) is {}", request.target,
+                              request.arguments[0], std::string(reply->text, reply->text_length)));
+    }
+    const auto* chunk = reinterpret_cast<const std::byte*>(reply->text);
+    bytes.insert(bytes.end(), chunk, chunk + reply->text_length);
+    done += reply->text_length;
+  }
+  return bytes;
+}
+
+Expected<void> PluginServer::WriteBytes(uint64_t address, std::span<const std::byte> bytes) {
+  if (!bytes.empty() && address + bytes.size() < address) {
+    return Fail(ErrorCode::kInvalidArgument, "the range wraps around the address space");
+  }
+  for (size_t done = 0; done < bytes.size();) {
+    Request request;
+    request.kind = RequestKind::kWriteBytes;
+    request.target = address + done;
+    request.text_length = static_cast<uint32_t>(std::min(bytes.size() - done, kMaxMessageText));
+    std::memcpy(request.text, bytes.data() + done, request.text_length);
+    auto reply = Exchange(request);
+    if (!reply) return tl::unexpected(reply.error());
+    if (reply->outcome != Outcome::kReturned) {
+      return Fail(ErrorCode::kFailedPrecondition,
+                  fmt::format("the plugin's memory at {:#x} ({} bytes) is {}", request.target,
+                              request.text_length, std::string(reply->text, reply->text_length)));
+    }
+    done += request.text_length;
+  }
+  return {};
+}
+
+Expected<uint64_t> PluginServer::ResidentBytes() const { return ResidentBytesOf(pid_); }
+Expected<uint64_t> PluginServer::ThreadCount() const { return ThreadCountOf(pid_); }
+Expected<uint64_t> PluginServer::OpenDescriptorCount() const { return OpenDescriptorCountOf(pid_); }
 
 }  // namespace sectl::remote

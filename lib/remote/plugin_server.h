@@ -3,20 +3,31 @@
 // process that holds none of sectl's memory, and asks it to perform calls.
 // What the server answers is input from the plugin's process: bounded,
 // checked, never trusted to say more than what the plugin did.
+//
+// Thread-safe: calls from different judge threads run concurrently in the
+// server, each on a lane of its own (up to kMaxLanes at once; beyond, they
+// share the main channel one at a time).
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "abi/plugin_functions.h"
 #include "base/error.h"
 #include "remote/arena.h"
 #include "remote/call_protocol.h"
+#include "remote/host_callbacks.h"
+#include "remote/owned_descriptor.h"
 
 namespace sectl::remote {
 
@@ -80,18 +91,75 @@ class PluginServer {
   // bytes.
   Expected<std::string> ReadString(uint64_t address, size_t limit);
 
-  // Set once the server has ended (a call found it gone).
-  const std::optional<ServerEnd>& ended() const { return ended_; }
+  // `size` bytes of the plugin's memory at `address` (a host_memory_allocate
+  // or unified_memory_allocate result the host reads directly), in chunks
+  // of kMaxMessageText. The server copies without faulting: memory it
+  // cannot read is a kFailedPrecondition error that says so, never a
+  // server that dies as if the plugin had crashed.
+  Expected<std::vector<std::byte>> ReadBytes(uint64_t address, size_t size);
+  // Writes `bytes` to the plugin's memory at `address`, in chunks, as
+  // ReadBytes reads. On an error, chunks before the unwritable one (and
+  // bytes of it before the fault) may have been written.
+  Expected<void> WriteBytes(uint64_t address, std::span<const std::byte> bytes);
+
+  // The id to pass the server for the host callback `function(argument,
+  // status)` (host/remote_arguments.h does it for host_callback); 0 when no
+  // more can be registered. The server hands the plugin a trampoline of
+  // its own and the id; when the plugin calls it, `function` runs here, on
+  // a judge thread, and the status it sets goes back to the plugin.
+  uint64_t RegisterHostCallback(StatusCallback function, void* argument) {
+    return callbacks_->Register(function, argument);
+  }
+  // Callback events that named no registered id (answered with an error,
+  // never run): for a check to report.
+  uint64_t unknown_callback_events() const { return callbacks_->unknown_events(); }
+
+  // Lanes open now (for tests and benchmarks).
+  size_t lanes_open() const;
+
+  // The server process's own resources, read by the judge
+  // (remote/server_resources.h says what a judge can read and when).
+  Expected<uint64_t> ResidentBytes() const;
+  Expected<uint64_t> ThreadCount() const;
+  Expected<uint64_t> OpenDescriptorCount() const;
+
+  // Set once the server has ended (a call, or the event listener, found it
+  // gone).
+  std::optional<ServerEnd> ended() const;
 
  private:
-  PluginServer(pid_t pid, int socket, Arena arena, WhenTheServerEnds when_it_ends);
+  struct Lane {
+    OwnedDescriptor socket;
+  };
+  // A lane for one call: an idle one, a new one, or (kMaxLanes busy) the
+  // main channel, held until the call is answered.
+  class LaneLease;
+
+  PluginServer(pid_t pid, OwnedDescriptor main, OwnedDescriptor events, Arena arena,
+               WhenTheServerEnds when_it_ends);
   Expected<Reply> Exchange(const Request& request);
+  Expected<Reply> ExchangeOn(int socket, const Request& request, int attached = -1);
+  std::unique_ptr<Lane> OpenLane();
+  void ListenForEvents(const std::stop_token& stop);
   Error ServerGone();
 
   pid_t pid_;
-  int socket_;
+  OwnedDescriptor main_;
+  std::mutex main_mutex_;  // one call at a time on the main channel
+  OwnedDescriptor events_;
   Arena arena_;
   WhenTheServerEnds when_it_ends_;
+
+  mutable std::mutex lanes_mutex_;
+  std::vector<std::unique_ptr<Lane>> idle_lanes_;
+  size_t lanes_open_ = 0;
+
+  std::unique_ptr<HostCallbacks> callbacks_;
+  std::atomic<bool> stopping_{false};
+  std::jthread listener_;
+
+  mutable std::mutex end_mutex_;
+  std::atomic<bool> gone_{false};
   std::optional<ServerEnd> ended_;
 };
 

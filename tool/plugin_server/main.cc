@@ -1,27 +1,41 @@
-// sectl-plugin-server CHANNEL_FD ARENA_FD ARENA_BASE ARENA_BYTES: the
+// sectl-plugin-server CHANNEL_FD ARENA_FD ARENA_BASE ARENA_BYTES EVENT_FD: the
 // process that loads a plugin for sectl's judge and performs the calls it
 // is asked to perform (docs/plugin-server.md). A separate executable, not a
 // fork of sectl: nothing of sectl's memory, code, keys or strings is here
 // for the plugin to find. It knows the call protocol, the plugin ABI and
 // the TF_Status functions plugins link against, and nothing of any check.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "remote/arena.h"
 #include "remote/call_protocol.h"
+#include "remote/owned_descriptor.h"
 #include "remote/word_call.h"
 #include "tensorflow/c/tf_status.h"
 
 namespace {
 
+using sectl::remote::Event;
+using sectl::remote::EventAnswer;
+using sectl::remote::kMaxMessageText;
+using sectl::remote::kProtocolVersion;
 using sectl::remote::Outcome;
 using sectl::remote::Reply;
 using sectl::remote::Request;
@@ -35,17 +49,150 @@ __attribute__((section(".preinit_array"),
                used)) void (*const make_not_dumpable)(int, char**, char**) = MakeNotDumpable;
 
 constexpr int kExitUsage = 2;
+constexpr int kExitProtocol = 3;
 
 // What the judge sent as a number: an address in this process.
 template <typename Pointer>
 Pointer AtAddress(uint64_t address) {
   return reinterpret_cast<Pointer>(address);  // NOLINT(performance-no-int-to-ptr)
 }
-constexpr int kExitProtocol = 3;
 
-void PutText(Reply& reply, const char* text, size_t length) {
-  reply.text_length = static_cast<uint32_t>(std::min(length, sectl::remote::kMaxMessageText));
-  std::memcpy(reply.text, text, reply.text_length);
+template <typename Message>
+void PutText(Message& message, const char* text, size_t length) {
+  message.text_length = static_cast<uint32_t>(std::min(length, kMaxMessageText));
+  std::memcpy(message.text, text, message.text_length);
+}
+
+void PutText(Reply& reply, const char* text) { PutText(reply, text, std::strlen(text)); }
+
+using Descriptor = sectl::remote::OwnedDescriptor;
+
+// Copies to and from addresses the judge names that cannot fault: the bytes
+// go through a pipe, and the kernel answers EFAULT where a plain memcpy
+// would die of SIGSEGV. A judge asking for an address the plugin did not
+// map must get "not readable", not a dead server that reads as the
+// plugin's crash. (process_vm_readv on this process would do the same, but
+// the plugin process's seccomp filter refuses it.)
+class FaultFreeCopy {
+ public:
+  bool Open() {
+    int ends[2] = {-1, -1};
+    if (::pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return false;
+    read_end_ = ends[0];
+    write_end_ = ends[1];
+    return true;
+  }
+
+  // Whether all `bytes` at `from` could be read into `to` (this process's).
+  bool Read(const void* from, void* to, size_t bytes) {
+    const std::lock_guard<std::mutex> held(mutex_);
+    const ssize_t in = ::write(write_end_, from, bytes);
+    const bool whole = in == static_cast<ssize_t>(bytes) && ::read(read_end_, to, bytes) == in;
+    Drain();
+    return whole;
+  }
+
+  // Whether all `bytes` from `from` (this process's) could be written to
+  // `to`. Bytes before an unwritable one may have been written.
+  bool Write(void* to, const void* from, size_t bytes) {
+    const std::lock_guard<std::mutex> held(mutex_);
+    const ssize_t in = ::write(write_end_, from, bytes);
+    const bool whole = in == static_cast<ssize_t>(bytes) && ::read(read_end_, to, bytes) == in;
+    Drain();
+    return whole;
+  }
+
+ private:
+  // Whatever a faulting copy left in the pipe.
+  void Drain() {
+    char scratch[kMaxMessageText];
+    while (::read(read_end_, scratch, sizeof(scratch)) > 0) {
+    }
+  }
+
+  std::mutex mutex_;
+  int read_end_ = -1;
+  int write_end_ = -1;
+};
+
+FaultFreeCopy fault_free_copy;
+
+// Host callbacks: the trampoline the plugin calls sends an Event to the
+// judge and waits for its answer; one thread reads the answers and hands
+// each to the trampoline waiting for it, so several callbacks can be in
+// flight at once, on any of the plugin's threads.
+class EventHub {
+ public:
+  explicit EventHub(int channel) : channel_(channel) {}
+
+  // Runs the judge's callback `callback` with `status` going in, and puts
+  // what the callback set into `status`.
+  void Deliver(uint64_t callback, TF_Status* status) {
+    Event event;
+    event.callback = callback;
+    event.status_code = TF_GetCode(status);
+    const char* message = TF_Message(status);
+    if (message != nullptr) PutText(event, message, std::strlen(message));
+    std::unique_lock<std::mutex> held(mutex_);
+    if (judge_gone_) {
+      TF_SetStatus(status, TF_INTERNAL, "the judge is gone: the host callback did not run");
+      return;
+    }
+    event.sequence = ++last_sequence_;
+    auto& slot = answers_[event.sequence];
+    held.unlock();
+    // One packet per event: sends from several threads do not interleave.
+    const bool sent = ::send(channel_, &event, sizeof(event), MSG_NOSIGNAL) == sizeof(event);
+    held.lock();
+    if (sent) answered_.wait(held, [&] { return slot.has_value() || judge_gone_; });
+    if (slot.has_value()) {
+      const std::string text(slot->text, slot->text_length);
+      TF_SetStatus(status, static_cast<TF_Code>(slot->status_code), text.c_str());
+    } else {
+      TF_SetStatus(status, TF_INTERNAL, "the judge is gone: the host callback did not finish");
+    }
+    answers_.erase(event.sequence);
+  }
+
+  // The answers' reader, until the judge closes the channel.
+  void ReadAnswers() {
+    while (true) {
+      EventAnswer answer;
+      const ssize_t got = ::recv(channel_, &answer, sizeof(answer), 0);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      if (got != sizeof(answer) || answer.version != kProtocolVersion ||
+          answer.text_length > kMaxMessageText) {
+        ::_exit(kExitProtocol);
+      }
+      const std::lock_guard<std::mutex> held(mutex_);
+      const auto waiting = answers_.find(answer.sequence);
+      // An answer nobody waits for is dropped: the judge's mistake, and
+      // harmless here.
+      if (waiting == answers_.end() || waiting->second.has_value()) continue;
+      waiting->second = answer;
+      answered_.notify_all();
+    }
+    const std::lock_guard<std::mutex> held(mutex_);
+    judge_gone_ = true;
+    answered_.notify_all();
+  }
+
+ private:
+  int channel_;
+  std::mutex mutex_;
+  std::condition_variable answered_;
+  uint64_t last_sequence_ = 0;
+  bool judge_gone_ = false;
+  std::map<uint64_t, std::optional<EventAnswer>> answers_;
+};
+
+EventHub* event_hub = nullptr;
+
+// What the plugin is handed as every host callback: its argument is the
+// judge's id for the real one.
+void HostCallbackTrampoline(void* callback, TF_Status* status) {
+  event_hub->Deliver(reinterpret_cast<uintptr_t>(callback), status);
 }
 
 Reply Load(const Request& request) {
@@ -56,8 +203,7 @@ Reply Load(const Request& request) {
   if (library == nullptr) {
     const char* why = ::dlerror();
     reply.outcome = Outcome::kFailed;
-    const std::string text = why != nullptr ? why : "dlopen failed";
-    PutText(reply, text.data(), text.size());
+    PutText(reply, why != nullptr ? why : "dlopen failed");
     return reply;
   }
   reply.result = reinterpret_cast<uintptr_t>(::dlsym(library, "SE_InitPlugin"));
@@ -71,8 +217,7 @@ Reply Call(const Request& request) {
       sectl::abi::IsPluginFunction(function) ? sectl::remote::CallerOf(function) : nullptr;
   if (caller == nullptr || request.target == 0) {
     reply.outcome = Outcome::kFailed;
-    constexpr char kWhy[] = "the plugin server cannot make this call";
-    PutText(reply, kWhy, sizeof(kWhy) - 1);
+    PutText(reply, "the plugin server cannot make this call");
     return reply;
   }
   TF_Status* status = TF_NewStatus();
@@ -94,47 +239,176 @@ Reply ReadString(const Request& request) {
   Reply reply;
   const char* text = AtAddress<const char*>(request.target);
   if (text != nullptr) {
-    const size_t limit = std::min<size_t>(request.arguments[0], sectl::remote::kMaxMessageText);
+    const size_t limit = std::min<size_t>(request.arguments[0], kMaxMessageText);
     PutText(reply, text, ::strnlen(text, limit));
   }
   return reply;
 }
 
+Reply ReadBytes(const Request& request) {
+  Reply reply;
+  const size_t bytes = std::min<size_t>(request.arguments[0], kMaxMessageText);
+  if (!fault_free_copy.Read(AtAddress<const void*>(request.target), reply.text, bytes)) {
+    reply.outcome = Outcome::kFailed;
+    PutText(reply, "not readable in the plugin's process");
+    return reply;
+  }
+  reply.text_length = static_cast<uint32_t>(bytes);
+  return reply;
+}
+
+Reply WriteBytes(const Request& request) {
+  Reply reply;
+  if (!fault_free_copy.Write(AtAddress<void*>(request.target), request.text, request.text_length)) {
+    reply.outcome = Outcome::kFailed;
+    PutText(reply, "not writable in the plugin's process");
+  }
+  return reply;
+}
+
+bool IsValid(const Request& request, ssize_t got) {
+  return got == sizeof(request) && request.version == kProtocolVersion &&
+         request.argument_count <= sectl::remote::kMaxCallArguments &&
+         request.text_length <= kMaxMessageText;
+}
+
+// The answer to any request but kOpenLane; nullopt for one the protocol
+// does not know.
+std::optional<Reply> Answer(const Request& request) {
+  switch (request.kind) {
+    case RequestKind::kLoad:
+      return Load(request);
+    case RequestKind::kCall:
+      return Call(request);
+    case RequestKind::kReadString:
+      return ReadString(request);
+    case RequestKind::kReadBytes:
+      return ReadBytes(request);
+    case RequestKind::kWriteBytes:
+      return WriteBytes(request);
+    case RequestKind::kOpenLane:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::atomic<size_t> lanes_open{0};
+
+// One lane: its own thread, its own channel, until the judge closes it.
+void ServeLane(Descriptor channel) {
+  while (true) {
+    Request request;
+    const ssize_t got = ::recv(channel.get(), &request, sizeof(request), 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    if (!IsValid(request, got)) ::_exit(kExitProtocol);
+    std::optional<Reply> reply;
+    if (request.kind == RequestKind::kOpenLane) {
+      reply = Reply{};
+      reply->outcome = Outcome::kFailed;
+      PutText(*reply, "lanes are opened on the main channel");
+    } else {
+      reply = Answer(request);
+    }
+    if (!reply) ::_exit(kExitProtocol);
+    if (::send(channel.get(), &*reply, sizeof(*reply), MSG_NOSIGNAL) != sizeof(*reply)) break;
+  }
+  lanes_open.fetch_sub(1);
+}
+
+// A new lane's thread. Detached: the server ends when the judge closes its
+// main channel, and a lane whose thread is stuck in the plugin must not
+// keep it alive then.
+Reply OpenLane(std::optional<Descriptor>& lane) {
+  Reply reply;
+  int type = 0;
+  socklen_t length = sizeof(type);
+  if (!lane || ::getsockopt(lane->get(), SOL_SOCKET, SO_TYPE, &type, &length) != 0 ||
+      type != SOCK_SEQPACKET) {
+    reply.outcome = Outcome::kFailed;
+    PutText(reply, "a lane needs one SOCK_SEQPACKET socket attached");
+    return reply;
+  }
+  if (lanes_open.fetch_add(1) >= sectl::remote::kMaxLanes) {
+    lanes_open.fetch_sub(1);
+    reply.outcome = Outcome::kFailed;
+    PutText(reply, "the plugin server serves no more lanes");
+    return reply;
+  }
+  try {
+    std::thread(ServeLane, std::move(*lane)).detach();
+  } catch (const std::exception& error) {
+    lanes_open.fetch_sub(1);
+    reply.outcome = Outcome::kFailed;
+    PutText(reply, error.what());
+  }
+  return reply;
+}
+
+// A request on the main channel, and the descriptors attached to it: the
+// first one kept (a lane), any others closed at once.
+ssize_t ReceiveOnMain(int channel, Request& request, std::optional<Descriptor>& attached) {
+  iovec data{&request, sizeof(request)};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof(control);
+  const ssize_t got = ::recvmsg(channel, &message, MSG_CMSG_CLOEXEC);
+  if (got < 0) return got;
+  for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr;
+       header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+    const size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t index = 0; index < count; ++index) {
+      int descriptor = -1;
+      std::memcpy(&descriptor, CMSG_DATA(header) + index * sizeof(int), sizeof(int));
+      if (!attached) {
+        attached.emplace(descriptor);
+      } else {
+        ::close(descriptor);
+      }
+    }
+  }
+  // A truncated request or an attachment cut short is not a request.
+  if ((message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
+    errno = EPROTO;
+    return -1;
+  }
+  return got;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) return kExitUsage;
+  if (argc != 6) return kExitUsage;
   const int channel = std::atoi(argv[1]);
   const int arena_descriptor = std::atoi(argv[2]);
   const uintptr_t base = std::strtoull(argv[3], nullptr, 16);
   const size_t bytes = std::strtoull(argv[4], nullptr, 10);
+  const int event_channel = std::atoi(argv[5]);
   auto arena = sectl::remote::Arena::Adopt(arena_descriptor, base, bytes);
-  if (!arena) return kExitUsage;
+  if (!arena || !fault_free_copy.Open()) return kExitUsage;
+  EventHub events(event_channel);
+  event_hub = &events;
+  sectl::remote::status_callback_trampoline = &HostCallbackTrampoline;
+  // Detached, as lanes are: it ends when the judge closes the event channel.
+  std::thread([&events] { events.ReadAnswers(); }).detach();
   while (true) {
     Request request;
-    const ssize_t got = ::recv(channel, &request, sizeof(request), 0);
-    if (got == 0) return 0;  // the judge is done
+    std::optional<Descriptor> attached;
+    const ssize_t got = ReceiveOnMain(channel, request, attached);
+    // The judge is done. Not a return from main: lane and event threads may
+    // still be in the plugin, and static destructors (the plugin's, this
+    // program's) must not run under them.
+    if (got == 0) ::_exit(0);
     if (got < 0 && errno == EINTR) continue;
-    if (got != sizeof(request) || request.version != sectl::remote::kProtocolVersion ||
-        request.argument_count > sectl::remote::kMaxCallArguments ||
-        request.text_length > sectl::remote::kMaxMessageText) {
-      return kExitProtocol;
-    }
-    Reply reply;
-    switch (request.kind) {
-      case RequestKind::kLoad:
-        reply = Load(request);
-        break;
-      case RequestKind::kCall:
-        reply = Call(request);
-        break;
-      case RequestKind::kReadString:
-        reply = ReadString(request);
-        break;
-      default:
-        return kExitProtocol;
-    }
-    if (::send(channel, &reply, sizeof(reply), MSG_NOSIGNAL) != sizeof(reply)) return 0;
+    if (!IsValid(request, got)) return kExitProtocol;
+    std::optional<Reply> reply =
+        request.kind == RequestKind::kOpenLane ? OpenLane(attached) : Answer(request);
+    if (!reply) return kExitProtocol;
+    if (::send(channel, &*reply, sizeof(*reply), MSG_NOSIGNAL) != sizeof(*reply)) ::_exit(0);
   }
 }
 
