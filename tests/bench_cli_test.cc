@@ -315,19 +315,22 @@ TEST(BenchCompareTest, TheGateReMeasuresARunDisturbedOnceAndPasses) {
   EXPECT_NE(unconfirmed.out.find("REGRESSION"), std::string::npos) << unconfirmed.out;
   // A re-measurement slowed by a neighbouring test can confirm one result
   // while another is not confirmed: a try counts when the whole gate passed.
+  const auto not_confirmed = [](const std::string& out) {
+    return out.find("within tolerance: not confirmed") != std::string::npos ||
+           out.find("within noise: not confirmed") != std::string::npos ||
+           out.find("unstable: not confirmed") != std::string::npos;
+  };
   for (int attempt = 0; attempt < 5; ++attempt) {
     confirmed = disturbed_gate({});
-    if (confirmed.exit_code == 0 && confirmed.out.find("not confirmed") != std::string::npos) {
-      break;
-    }
+    if (confirmed.exit_code == 0 && not_confirmed(confirmed.out)) break;
   }
   EXPECT_EQ(confirmed.exit_code, 0) << confirmed.out << confirmed.err;
   // The fresh runs land within the tolerance, or (one of them slowed by a
-  // busy machine) within the noise: either way the disturbed run is not
-  // confirmed, and nothing is a regression.
-  EXPECT_TRUE(confirmed.out.find("within tolerance: not confirmed") != std::string::npos ||
-              confirmed.out.find("within noise: not confirmed") != std::string::npos)
-      << confirmed.out;
+  // busy machine) within the noise, or the host's own memcpy slowed as much
+  // in the same run (the machine, not the plugin: unstable, not judged):
+  // in every case the disturbed run is not confirmed, and nothing is a
+  // regression.
+  EXPECT_TRUE(not_confirmed(confirmed.out)) << confirmed.out;
   EXPECT_EQ(confirmed.out.find("REGRESSION"), std::string::npos) << confirmed.out;
   EXPECT_NE(confirmed.out.find("— passed"), std::string::npos) << confirmed.out;
   std::filesystem::remove_all(directory);
