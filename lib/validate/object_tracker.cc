@@ -149,16 +149,6 @@ HandleCheck ObjectTracker::HandleDestroyed(HandleKind kind, const void* handle, 
   return before;
 }
 
-void ObjectTracker::NoteEnqueued(const void* stream) {
-  if (stream == nullptr) return;
-  std::lock_guard lock(mutex_);
-  auto& table = handles_[IndexOf(HandleKind::kStream)];
-  const auto found = table.find(stream);
-  if (found == table.end()) return;
-  ++found->second.unsynchronised;
-  ++found->second.enqueued_total;
-}
-
 ObjectTracker::OrderedCallCheck ObjectTracker::BeginOrderedCall(const void* stream, int32_t device,
                                                                 HandleKind other_kind,
                                                                 const void* other) {
@@ -357,13 +347,6 @@ RangeCheck ObjectTracker::PlaceDeviceRangeLocked(uintptr_t start, uint64_t size)
     return {RangePlace::kInHostMemory, {0, 0, size}, host->second.size};
   }
   return {RangePlace::kNowhere, {0, 0, size}, 0};
-}
-
-std::optional<AllocationRecord> ObjectTracker::DeviceAllocationTouching(const void* address,
-                                                                        uint64_t size) const {
-  if (size == 0) return std::nullopt;
-  std::lock_guard lock(mutex_);
-  return DeviceAllocationTouchingLocked(AddressOf(address), size);
 }
 
 std::optional<AllocationRecord> ObjectTracker::DeviceAllocationTouchingLocked(uintptr_t start,

@@ -136,8 +136,8 @@ class ObjectTracker {
                                     const void* other = nullptr);
   void EnqueueFailed(const void* stream);
 
-  // Work on streams, for destroy-with-pending-work.
-  void NoteEnqueued(const void* stream);
+  // Work on streams, for destroy-with-pending-work (enqueues are counted
+  // by BeginOrderedCall).
   void NoteStreamSynchronised(const void* stream);
   void NoteDeviceSynchronised(int32_t device);
   void NoteEventRecorded(const void* event, const void* stream);
@@ -160,10 +160,6 @@ class ObjectTracker {
   Deallocation Deallocated(const void* base, bool host, int32_t device, uint32_t* id,
                            int32_t* owner);
   RangeCheck PlaceDeviceRange(const void* address, uint64_t size) const;
-  // The live device allocation containing any of [address, address + size)
-  // that host code must not touch (not unified memory), if any.
-  std::optional<AllocationRecord> DeviceAllocationTouching(const void* address,
-                                                           uint64_t size) const;
   // A copy between host and device memory, under one lock: where its
   // device range lies, and the device allocation its host range touches.
   struct CopyPlaces {
@@ -206,6 +202,8 @@ class ObjectTracker {
 
   static bool CreatedOn(const HandleState& state, int32_t device);
   RangeCheck PlaceDeviceRangeLocked(uintptr_t start, uint64_t size) const;
+  // The live device allocation containing any of [start, start + size)
+  // that host code must not touch (not unified memory), if any.
   std::optional<AllocationRecord> DeviceAllocationTouchingLocked(uintptr_t start,
                                                                  uint64_t size) const;
 

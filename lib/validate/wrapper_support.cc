@@ -152,12 +152,6 @@ trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
   return check.range;
 }
 
-void CheckHostArgument(Call& call, const char* name, const void* host, uint64_t size) {
-  call.Address(name, host);
-  RaiseHostMisuse(call, name, host, size,
-                  call.layer().objects().DeviceAllocationTouching(host, size));
-}
-
 trace::DeviceRange CheckCopyArguments(Call& call, const char* device_name,
                                       const SP_DeviceMemoryBase* memory, const char* host_name,
                                       const void* host, uint64_t size) {

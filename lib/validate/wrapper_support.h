@@ -40,11 +40,9 @@ void FinishOrderedCall(Call& call, const void* stream, TF_Status* status);
 trace::DeviceRange CheckDeviceArgument(Call& call, const char* name,
                                        const SP_DeviceMemoryBase* memory, uint64_t size);
 
-// Checks that host memory [host, + size) is not device memory.
-void CheckHostArgument(Call& call, const char* name, const void* host, uint64_t size);
-
-// Both checks of a copy between host and device memory, under one lock;
-// the device range for the trace.
+// Checks a copy between host and device memory under one lock: the device
+// range lies in a live device allocation, and the host range [host, +
+// size) is not device memory. Returns the device range for the trace.
 trace::DeviceRange CheckCopyArguments(Call& call, const char* device_name,
                                       const SP_DeviceMemoryBase* memory, const char* host_name,
                                       const void* host, uint64_t size);
