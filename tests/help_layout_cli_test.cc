@@ -18,31 +18,15 @@ namespace sectl {
 namespace {
 
 using testing::CommandResult;
+using testing::LinesOf;
 using testing::ReferencePlugin;
-using testing::RunOptions;
-using testing::RunSectl;
+using testing::RunWithColumns;
 
 // Wide enough that no help text of sectl wraps inside a list entry's
 // name: the reference the narrow layouts are compared with.
 constexpr size_t kWide = 200;
 // Where CLI11, and sectl's formatter after it, starts descriptions.
 constexpr size_t kDescriptionColumn = 30;
-
-// COLUMNS as given; the empty value stands for "not set" (sectl ignores
-// it), so that the caller's environment cannot change the test.
-CommandResult RunWithColumns(const std::vector<std::string>& arguments,
-                             const std::string& columns) {
-  RunOptions options;
-  options.added_environment = {"COLUMNS=" + columns, "NO_COLOR="};
-  return RunSectl(arguments, options);
-}
-
-std::vector<std::string> LinesOf(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream stream(text);
-  for (std::string line; std::getline(stream, line);) lines.push_back(line);
-  return lines;
-}
 
 // Every word of `text`, in order, whatever the spacing and line breaks:
 // equal for two layouts exactly when wrapping moved only spaces.

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,31 +15,15 @@ namespace sectl {
 namespace {
 
 using testing::CommandResult;
+using testing::LinesOf;
 using testing::ReferencePlugin;
-using testing::RunOptions;
-using testing::RunSectl;
+using testing::RunWithColumns;
 using testing::TemporaryDirectory;
 
 // A plugin that corrupts every device-to-host copy the same way: one
 // failing check whose message repeats one finding for four sizes.
 std::string CorruptDtohPlugin() {
   return std::string(SECTL_FAULTY_PLUGIN_DIR) + "/faulty_corrupt_dtoh.so";
-}
-
-// COLUMNS as given; the empty value stands for "not set" (sectl ignores
-// it), so that the caller's environment cannot change the test.
-CommandResult RunWithColumns(const std::vector<std::string>& arguments,
-                             const std::string& columns) {
-  RunOptions options;
-  options.added_environment = {"COLUMNS=" + columns, "NO_COLOR="};
-  return RunSectl(arguments, options);
-}
-
-std::vector<std::string> LinesOf(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream stream(text);
-  for (std::string line; std::getline(stream, line);) lines.push_back(line);
-  return lines;
 }
 
 // Columns on a terminal: every character of sectl's tables is one column

@@ -185,6 +185,20 @@ CommandResult RunSectl(const std::vector<std::string>& arguments, const std::str
   return RunSectl(arguments, RunOptions{.directory = directory});
 }
 
+CommandResult RunWithColumns(const std::vector<std::string>& arguments,
+                             const std::string& columns) {
+  RunOptions options;
+  options.added_environment = {"COLUMNS=" + columns, "NO_COLOR="};
+  return RunSectl(arguments, options);
+}
+
+std::vector<std::string> LinesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
 CommandResult RunCommand(const std::vector<std::string>& argv) { return Run(argv, {}); }
 
 std::string ReferencePlugin(const std::string& name) {

@@ -48,6 +48,14 @@ CommandResult RunSectl(const std::vector<std::string>& arguments,
                        const std::string& directory = {});
 CommandResult RunSectl(const std::vector<std::string>& arguments, const RunOptions& options);
 
+// Runs sectl with COLUMNS set to `columns` (the empty value stands for "not
+// set": sectl ignores it) and NO_COLOR, so that the caller's environment
+// cannot change a layout under test.
+CommandResult RunWithColumns(const std::vector<std::string>& arguments, const std::string& columns);
+
+// The lines of `text`, without their line ends.
+std::vector<std::string> LinesOf(const std::string& text);
+
 // Runs any program (no shell): argv[0] is a path, or a name looked up on PATH.
 CommandResult RunCommand(const std::vector<std::string>& argv);
 
