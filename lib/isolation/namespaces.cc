@@ -12,10 +12,13 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 
+#include "isolation/bounded_reap.h"
 #include "isolation/child_exit_codes.h"
 #include "isolation/result_channel.h"
 
@@ -81,7 +84,13 @@ Expected<void> MapOuterIdentity(const OuterIdentity& identity) {
     without_proc.fresh_proc = false;
     ::_exit(SetUpNamespaces(without_proc, identity) ? kTrialWithoutFreshProc : kTrialSetUpFailed);
   }
-  const pid_t worker = ::fork();
+  // Cloned raw, not with glibc's fork(): this process is itself a raw clone
+  // of one that may have other threads, so a malloc lock another thread
+  // held at that moment is held here for good, and fork() takes them all
+  // (it hung so, once in nine runs of a test whose process serves FUSE
+  // from a thread). The worker only asks who its parent is.
+  const auto worker =
+      static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
   if (worker == 0) ::_exit(::getppid() == 1 ? kTrialWorked : kTrialSetUpFailed);
   int status = 0;
   if (worker < 0 || ::waitpid(worker, &status, 0) != worker || !WIFEXITED(status)) {
@@ -90,16 +99,32 @@ Expected<void> MapOuterIdentity(const OuterIdentity& identity) {
   ::_exit(WEXITSTATUS(status));
 }
 
+// How long a trial child may take; it normally takes a few milliseconds.
+constexpr std::chrono::seconds kTrialPatience{5};
+
 // One trial: 0 on success (with `support` filled in), else errno or -1.
 int Try(NamespaceSupport& support) {
   const OuterIdentity identity = CurrentIdentity();
   const pid_t pid = CloneIntoNamespaces(support);
   if (pid == 0) RunTrial(support, identity);
   if (pid < 0) return errno;
+  // Waited for a bounded time: a trial child that hangs (a lock it
+  // inherited held, see RunTrial) means no namespaces this run, never a
+  // sectl that waits for ever.
+  const auto deadline = std::chrono::steady_clock::now() + kTrialPatience;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t reaped = 0;
+  while ((reaped = ::waitpid(pid, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    const timespec pause{0, 1'000'000};
+    ::nanosleep(&pause, nullptr);
   }
-  if (!WIFEXITED(status)) return -1;
+  if (reaped == 0) {
+    ::kill(pid, SIGKILL);
+    (void)ReapKilled(pid, kKilledProcessGrace);
+    return -1;
+  }
+  if (reaped < 0 || !WIFEXITED(status)) return -1;
   if (WEXITSTATUS(status) == kTrialWithoutFreshProc) {
     support.fresh_proc = false;
     return 0;
