@@ -3,18 +3,23 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <linux/capability.h>
+#include <malloc.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "host/journal.h"
 #include "isolation/child_outcome.h"
@@ -188,6 +193,37 @@ TEST_P(EitherNamespace, KillsAHangAtTheDeadline) {
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->end, ChildEnd::kTimedOut);
   EXPECT_LT(result->seconds, 5.0);
+}
+
+// A check process starts while sectl's other threads (the runner's, under
+// -j) are in malloc. It must not inherit a malloc lock one of them held at
+// that instant: its first allocation would wait for ever, and the hang would
+// be blamed on the plugin. One arena makes every thread's malloc take the
+// same lock, so a thread allocating without pause holds it much of the time.
+TEST_P(EitherNamespace, NeverInheritsAMallocLockAnotherThreadHeld) {
+  ::mallopt(M_ARENA_MAX, 1);
+  std::atomic<bool> stop{false};
+  std::thread allocating([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      std::vector<std::unique_ptr<std::string>> strings;
+      for (int i = 0; i < 64; ++i) strings.push_back(std::make_unique<std::string>(300, 'x'));
+    }
+  });
+  int hung = 0;
+  for (int child = 0; child < 40; ++child) {
+    auto result = RunInChildProcess(
+        [](int) {
+          std::vector<std::unique_ptr<std::string>> strings;
+          for (int i = 0; i < 64; ++i) strings.push_back(std::make_unique<std::string>(300, 'y'));
+          return 7;
+        },
+        Options(2s));
+    ASSERT_TRUE(result.has_value()) << result.error().message();
+    if (result->end == ChildEnd::kTimedOut) ++hung;
+  }
+  stop = true;
+  allocating.join();
+  EXPECT_EQ(hung, 0) << "of 40 child processes";
 }
 
 TEST_P(EitherNamespace, ReportsExitWithoutResult) {

@@ -84,11 +84,8 @@ Expected<void> MapOuterIdentity(const OuterIdentity& identity) {
     without_proc.fresh_proc = false;
     ::_exit(SetUpNamespaces(without_proc, identity) ? kTrialWithoutFreshProc : kTrialSetUpFailed);
   }
-  // Cloned raw, not with glibc's fork(): this process is itself a raw clone
-  // of one that may have other threads, so a malloc lock another thread
-  // held at that moment is held here for good, and fork() takes them all
-  // (it hung so, once in nine runs of a test whose process serves FUSE
-  // from a thread). The worker only asks who its parent is.
+  // Cloned raw: the worker only asks who its parent is, and needs none of
+  // what glibc's fork() sets up.
   const auto worker =
       static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
   if (worker == 0) ::_exit(::getppid() == 1 ? kTrialWorked : kTrialSetUpFailed);
@@ -176,12 +173,58 @@ std::string DescribeNamespaces(bool requested) {
 OuterIdentity CurrentIdentity() { return {::geteuid(), ::getegid()}; }
 
 pid_t CloneIntoNamespaces(const NamespaceSupport& support) {
-  // The raw system call: glibc's clone() wants a stack for a function to
-  // run, and fork() takes no flags. With no stack given it returns twice,
-  // like fork().
-  uint64_t flags = CLONE_NEWPID | CLONE_NEWNS | SIGCHLD;
-  if (support.user) flags |= CLONE_NEWUSER;
-  return static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
+  // Two steps, because the namespaces need the raw clone system call (glibc's
+  // fork() takes no flags) and a raw clone of a process with other threads
+  // copies whatever lock another thread held at that instant, malloc's
+  // included, held for good: a check process would then hang in its first
+  // allocation, and the hang would be blamed on the plugin. So glibc's
+  // fork() first, which makes malloc safe in its child; that child has one
+  // thread, and its raw clone, made a child of this process (CLONE_PARENT),
+  // is the process returned. The go-between says the clone's pid and exits.
+  std::array<int, 2> answer{-1, -1};
+  if (::pipe2(answer.data(), O_CLOEXEC) != 0) return -1;
+  const pid_t go_between = ::fork();
+  if (go_between < 0) {
+    const int error = errno;
+    ::close(answer[0]);
+    ::close(answer[1]);
+    errno = error;
+    return -1;
+  }
+  if (go_between == 0) {
+    ::close(answer[0]);
+    uint64_t flags = CLONE_PARENT | CLONE_NEWPID | CLONE_NEWNS;
+    if (support.user) flags |= CLONE_NEWUSER;
+    // With no stack given, the raw call returns twice, like fork().
+    const auto cloned =
+        static_cast<pid_t>(::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, nullptr));
+    if (cloned == 0) {
+      ::close(answer[1]);
+      return 0;
+    }
+    const int told = cloned > 0 ? cloned : -errno;
+    (void)!::write(answer[1], &told, sizeof(told));
+    ::_exit(0);
+  }
+  ::close(answer[1]);
+  int told = -EAGAIN;
+  ssize_t got = 0;
+  while ((got = ::read(answer[0], &told, sizeof(told))) < 0 && errno == EINTR) {
+  }
+  ::close(answer[0]);
+  // The go-between runs no code but the above: it has exited or is about to.
+  int status = 0;
+  while (::waitpid(go_between, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (got != sizeof(told)) {
+    errno = EAGAIN;
+    return -1;
+  }
+  if (told < 0) {
+    errno = -told;
+    return -1;
+  }
+  return told;
 }
 
 Expected<void> SetUpNamespaces(const NamespaceSupport& support, const OuterIdentity& identity) {

@@ -62,8 +62,10 @@ OuterIdentity CurrentIdentity();
 
 // Like fork(), into new namespaces as ProbeNamespaces found possible: 0 in
 // the child (pid 1 of the new PID namespace), its pid in the parent, -1 with
-// errno. The child's glibc still believes it has its parent's thread id, so
-// until it forks again it must not use raise(), abort() or pthread calls
+// errno. The child is a child of the calling thread, made by a go-between
+// glibc fork()ed, so no lock another thread of the caller held comes with
+// it. Its glibc still believes it has the go-between's thread id, so until
+// it forks again it must not use raise(), abort() or pthread calls
 // (SetUpNamespaces and RunNamespaceReaper use none).
 pid_t CloneIntoNamespaces(const NamespaceSupport& support);
 
