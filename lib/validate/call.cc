@@ -5,60 +5,114 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <memory_resource>
 
 #include "validate/finding_log.h"
 #include "validate/layer.h"
+#include "validate/layer_heap.h"
 
 namespace sectl::validate {
 
+// What the layer keeps per thread: its number and the call in flight on it.
+// One pthread key, read once per call: not thread_local, because this
+// library is dlopen'ed, so thread_local would be dynamic TLS, whose
+// bookkeeping LeakSanitizer (clang 14, glibc 2.36) misreads and crashes on
+// at exit; and one key, not two, because each pthread_setspecific costs
+// more than the rest of a cheap call's bookkeeping.
+// It also counts the thread's calls: a plain increment of a counter only
+// this thread writes, where one shared counter would cost a locked
+// instruction on every call. The report adds up every thread's.
+struct ThreadSlot {
+  uint32_t number = 0;
+  Call* in_flight = nullptr;
+  std::array<std::atomic<uint64_t>, kCountedFunctions> forwarded{};
+  std::array<std::atomic<uint64_t>, kCountedFunctions> withheld{};
+  ThreadSlot* next = nullptr;  // every slot made, newest first
+
+  void Count(abi::PluginFunction function, bool was_forwarded) {
+    std::atomic<uint64_t>& counter =
+        (was_forwarded ? forwarded : withheld)[static_cast<size_t>(function)];
+    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+};
+
 namespace {
 
-// Pthread keys, not thread_local: this library is dlopen'ed, so
-// thread_local would be dynamic TLS, whose bookkeeping LeakSanitizer
-// (clang 14, glibc 2.36) misreads and crashes on at exit.
-pthread_key_t NewThreadKey() {
-  pthread_key_t created{};
-  ::pthread_key_create(&created, nullptr);
-  return created;
+// The newest slot; slots are only ever added, so a reader (the report,
+// even from a signal handler) walks the list without a lock.
+std::atomic<ThreadSlot*> newest_slot{nullptr};
+
+pthread_key_t ThreadSlotKey() {
+  static const pthread_key_t key = [] {
+    pthread_key_t created{};
+    ::pthread_key_create(&created, nullptr);
+    return created;
+  }();
+  return key;
 }
 
-pthread_key_t InFlightKey() {
-  static const pthread_key_t key = NewThreadKey();
-  return key;
+// The slot of this thread if it has one (for a signal handler: allocates
+// nothing).
+ThreadSlot* ExistingThreadSlot() {
+  return static_cast<ThreadSlot*>(::pthread_getspecific(ThreadSlotKey()));
+}
+
+// The slot of this thread, made at its first call. Slots are never freed:
+// a few bytes per thread that ever called the plugin, in the layer's heap,
+// and a call made while the thread exits still finds its own.
+ThreadSlot& ThisThreadSlot() {
+  ThreadSlot* slot = ExistingThreadSlot();
+  if (slot == nullptr) [[unlikely]] {
+    static std::atomic<uint32_t> next_number{1};
+    slot = std::pmr::polymorphic_allocator<ThreadSlot>(LayerHeap()).new_object<ThreadSlot>();
+    slot->number = next_number.fetch_add(1, std::memory_order_relaxed);
+    slot->next = newest_slot.load(std::memory_order_relaxed);
+    while (!newest_slot.compare_exchange_weak(slot->next, slot, std::memory_order_release,
+                                              std::memory_order_relaxed)) {
+    }
+    ::pthread_setspecific(ThreadSlotKey(), slot);
+  }
+  return *slot;
 }
 
 }  // namespace
 
-InFlight::InFlight(Call& call) : outer_(::pthread_getspecific(InFlightKey())) {
-  ::pthread_setspecific(InFlightKey(), &call);
+InFlight::InFlight(Call& call) : slot_(call.thread_slot()), outer_(slot_->in_flight) {
+  slot_->in_flight = &call;
 }
 
-InFlight::~InFlight() { ::pthread_setspecific(InFlightKey(), outer_); }
+InFlight::~InFlight() { slot_->in_flight = outer_; }
 
-Call* InFlightOnThisThread() { return static_cast<Call*>(::pthread_getspecific(InFlightKey())); }
+Call* InFlightOnThisThread() {
+  const ThreadSlot* slot = ExistingThreadSlot();
+  return slot != nullptr ? slot->in_flight : nullptr;
+}
 
-uint32_t ThisThreadNumber() {
-  static const pthread_key_t key = NewThreadKey();
-  static std::atomic<uint32_t> next_number{1};
-  auto number = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(::pthread_getspecific(key)));
-  if (number == 0) {
-    number = next_number.fetch_add(1, std::memory_order_relaxed);
-    // NOLINTNEXTLINE(performance-no-int-to-ptr): a number kept in the key's slot
-    ::pthread_setspecific(key, reinterpret_cast<void*>(static_cast<uintptr_t>(number)));
+uint32_t ThisThreadNumber() { return ThisThreadSlot().number; }
+
+CallCounts CountsOfEveryThread() {
+  CallCounts total;
+  for (const ThreadSlot* slot = newest_slot.load(std::memory_order_acquire); slot != nullptr;
+       slot = slot->next) {
+    for (size_t i = 0; i < kCountedFunctions; ++i) {
+      total.forwarded[i] += slot->forwarded[i].load(std::memory_order_relaxed);
+      total.withheld[i] += slot->withheld[i].load(std::memory_order_relaxed);
+    }
   }
-  return number;
+  return total;
 }
 
 // arguments_ is filled only up to argument_count_ (call.h says why).
 // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init)
 Call::Call(abi::PluginFunction function, const SP_Device* device, trace::RecordKind kind)
-    : layer_(Layer::Get()) {
+    : layer_(Layer::Get()), thread_slot_(&ThisThreadSlot()) {
   record_.kind = kind;
   record_.function = function;
   record_.device = device != nullptr ? device->ordinal : -1;
   record_.sequence = layer_.NextSequence();
-  record_.thread = ThisThreadNumber();
+  record_.thread = thread_slot_->number;
   if (layer_.tracing()) record_.start_ns = layer_.Now();
   if (kind == trace::RecordKind::kCall &&
       layer_.objects().DeviceWasDestroyed(device, record_.device)) {
@@ -79,7 +133,7 @@ TF_Status* Call::SubstituteForNullStatus() {
 }
 
 Call::~Call() {
-  if (record_.kind == trace::RecordKind::kCall) layer_.CountCall(record_.function, forwarded_);
+  if (record_.kind == trace::RecordKind::kCall) thread_slot_->Count(record_.function, forwarded_);
   if (layer_.tracing()) {
     record_.duration_ns = layer_.Now() - record_.start_ns;
     layer_.AppendToTrace(record_);

@@ -17,6 +17,7 @@
 namespace sectl::validate {
 
 class Layer;
+struct ThreadSlot;  // call.cc
 
 class Call {
  public:
@@ -67,6 +68,8 @@ class Call {
   uint64_t sequence() const { return record_.sequence; }
   trace::TraceRecord& record() { return record_; }
   Layer& layer() { return layer_; }
+  // The calling thread's slot, looked up once per call.
+  ThreadSlot* thread_slot() const { return thread_slot_; }
 
  private:
   // Filled only up to argument_count_: left uninitialised beyond it, as
@@ -79,6 +82,7 @@ class Call {
   void Keep(const char* name, uint64_t value, bool hex);
 
   Layer& layer_;
+  ThreadSlot* thread_slot_;
   trace::TraceRecord record_;
   struct StatusDeleter {
     void operator()(TF_Status* status) const { TF_DeleteStatus(status); }
@@ -102,7 +106,8 @@ class InFlight {
   InFlight& operator=(const InFlight&) = delete;
 
  private:
-  void* outer_;
+  ThreadSlot* slot_;
+  Call* outer_;
 };
 
 // The call in flight on this thread, or null.
@@ -110,5 +115,15 @@ Call* InFlightOnThisThread();
 
 // The calling thread's number: 1, 2, ... in order of first call.
 uint32_t ThisThreadNumber();
+
+// Calls counted per function, by the thread that made them
+// (Call::MarkForwarded says which count).
+inline constexpr size_t kCountedFunctions = static_cast<size_t>(abi::PluginFunction::kCount);
+struct CallCounts {
+  std::array<uint64_t, kCountedFunctions> forwarded{};
+  std::array<uint64_t, kCountedFunctions> withheld{};
+};
+// Every thread's counts added up. Takes no lock: safe in a signal handler.
+CallCounts CountsOfEveryThread();
 
 }  // namespace sectl::validate

@@ -249,11 +249,11 @@ void Layer::WriteReport(const std::string& how_ended) {
   content.how_ended = how_ended;
   content.started_unix_ms = started_unix_ms_;
   content.trace_error = trace_error_;
+  const CallCounts counts = CountsOfEveryThread();
   for (size_t i = 0; i < kFunctionCount; ++i) {
-    const uint64_t count = call_counts_[i].load(std::memory_order_relaxed);
-    if (count > 0) content.calls.emplace_back(static_cast<abi::PluginFunction>(i), count);
-    const uint64_t withheld = withheld_counts_[i].load(std::memory_order_relaxed);
-    if (withheld > 0) content.withheld.emplace_back(static_cast<abi::PluginFunction>(i), withheld);
+    const auto function = static_cast<abi::PluginFunction>(i);
+    if (counts.forwarded[i] > 0) content.calls.emplace_back(function, counts.forwarded[i]);
+    if (counts.withheld[i] > 0) content.withheld.emplace_back(function, counts.withheld[i]);
   }
   content.findings = findings_.Snapshot();
   const auto written = WriteFileAtomically(config_.report_path, RenderValidateReport(content));

@@ -72,11 +72,6 @@ class Layer {
   uint64_t NextSequence() { return next_sequence_.fetch_add(1) + 1; }
   // The last number NextSequence handed out.
   uint64_t LastSequence() const { return next_sequence_.load(); }
-  // A call passed on to the plugin, or one the layer kept from it.
-  void CountCall(abi::PluginFunction function, bool forwarded) {
-    (forwarded ? call_counts_ : withheld_counts_)[static_cast<size_t>(function)].fetch_add(
-        1, std::memory_order_relaxed);
-  }
   bool tracing() const { return tracing_; }
   // Nanoseconds since the layer started.
   uint64_t Now() const;
@@ -113,8 +108,6 @@ class Layer {
   std::mutex load_mutex_;
 
   std::array<void*, kFunctionCount> originals_{};
-  std::array<std::atomic<uint64_t>, kFunctionCount> call_counts_{};
-  std::array<std::atomic<uint64_t>, kFunctionCount> withheld_counts_{};
   std::atomic<uint64_t> next_sequence_{0};
   uint64_t started_ns_ = 0;
   int64_t started_unix_ms_ = 0;
