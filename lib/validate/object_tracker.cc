@@ -124,15 +124,19 @@ HandleCheck ObjectTracker::CheckHandleLocked(HandleKind kind, const void* handle
   if (handle == nullptr) return {};
   const auto& table = handles_[IndexOf(kind)];
   const auto found = table.find(handle);
-  if (found == table.end()) {
+  return ClassifyLocked(kind, handle, device, found == table.end() ? nullptr : &found->second);
+}
+
+HandleCheck ObjectTracker::ClassifyLocked(HandleKind kind, const void* handle, int32_t device,
+                                          const HandleState* state) const {
+  if (state == nullptr) {
     const Forgotten* destroyed = Recall(static_cast<uint8_t>(kind), handle);
     if (destroyed == nullptr) return {HandleUse::kNeverCreated};
     return {HandleUse::kDestroyed, destroyed->id, destroyed->device};
   }
-  const HandleState& state = found->second;
-  if (state.live <= 0) return {HandleUse::kDestroyed, state.id, state.first_device};
-  if (!CreatedOn(state, device)) return {HandleUse::kOtherDevice, state.id, state.first_device};
-  return {HandleUse::kLive, state.id, state.first_device};
+  if (state->live <= 0) return {HandleUse::kDestroyed, state->id, state->first_device};
+  if (!CreatedOn(*state, device)) return {HandleUse::kOtherDevice, state->id, state->first_device};
+  return {HandleUse::kLive, state->id, state->first_device};
 }
 
 HandleCheck ObjectTracker::HandleDestroyed(HandleKind kind, const void* handle, int32_t device) {
@@ -154,19 +158,24 @@ ObjectTracker::OrderedCallCheck ObjectTracker::BeginOrderedCall(const void* stre
                                                                 const void* other) {
   OrderedCallCheck check;
   std::lock_guard lock(mutex_);
-  check.stream = CheckHandleLocked(HandleKind::kStream, stream, device);
+  // The stream's entry found once, to check it and to count the work.
+  HandleState* stream_state = nullptr;
+  if (stream != nullptr) {
+    auto& streams = handles_[IndexOf(HandleKind::kStream)];
+    if (const auto found = streams.find(stream); found != streams.end()) {
+      stream_state = &found->second;
+    }
+    check.stream = ClassifyLocked(HandleKind::kStream, stream, device, stream_state);
+  }
   check.other = CheckHandleLocked(other_kind, other, device);
   // Counted only where the call will be passed on (a destroyed or unknown
   // handle withholds it) and the stream is one the layer tracks.
   const auto passed_on = [](HandleUse use) {
     return use != HandleUse::kNeverCreated && use != HandleUse::kDestroyed;
   };
-  if (stream != nullptr && passed_on(check.stream.use) && passed_on(check.other.use)) {
-    auto& table = handles_[IndexOf(HandleKind::kStream)];
-    if (const auto found = table.find(stream); found != table.end()) {
-      ++found->second.unsynchronised;
-      ++found->second.enqueued_total;
-    }
+  if (stream_state != nullptr && passed_on(check.stream.use) && passed_on(check.other.use)) {
+    ++stream_state->unsynchronised;
+    ++stream_state->enqueued_total;
   }
   return check;
 }

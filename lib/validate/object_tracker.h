@@ -19,11 +19,11 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "trace/trace_record.h"
+#include "validate/flat_handle_map.h"
 #include "validate/layer_heap.h"
 #include "validate/short_lock.h"
 
@@ -195,6 +195,9 @@ class ObjectTracker {
     uint64_t enqueued_total = 0;  // streams: work enqueued ever (event records compare it)
   };
   HandleCheck CheckHandleLocked(HandleKind kind, const void* handle, int32_t device) const;
+  // What the entry `state` found for `handle` (null: none) says.
+  HandleCheck ClassifyLocked(HandleKind kind, const void* handle, int32_t device,
+                             const HandleState* state) const;
   struct EventRecordState {
     const void* stream = nullptr;
     uint64_t work_at_record = 0;  // the stream's enqueue count when recorded
@@ -241,12 +244,12 @@ class ObjectTracker {
 
   // Every table lives in the layer's own guarded mappings (layer_heap.h),
   // out of reach of the plugin's and the host's stray heap writes.
-  using HandleTable = std::pmr::unordered_map<const void*, HandleState>;
+  using HandleTable = FlatHandleMap<const void*, HandleState>;
   mutable ShortLock mutex_;
   std::array<HandleTable, 3> handles_{HandleTable(LayerHeap()), HandleTable(LayerHeap()),
                                       HandleTable(LayerHeap())};
   uint32_t next_handle_id_[3] = {1, 1, 1};
-  std::pmr::unordered_map<const void*, EventRecordState> recorded_events_{LayerHeap()};
+  FlatHandleMap<const void*, EventRecordState> recorded_events_{LayerHeap()};
 
   std::pmr::map<uintptr_t, AllocationRecord> device_allocations_{LayerHeap()};
   std::pmr::map<uintptr_t, AllocationRecord> host_allocations_{LayerHeap()};
@@ -256,7 +259,7 @@ class ObjectTracker {
   std::array<Forgotten, 4096> forgotten_{};
   size_t next_forgotten_ = 0;
 
-  std::pmr::unordered_map<uint32_t, PendingCallback> pending_callbacks_{LayerHeap()};
+  FlatHandleMap<uint64_t, PendingCallback> pending_callbacks_{LayerHeap()};
   uint32_t next_callback_id_ = 1;
 };
 
