@@ -54,23 +54,29 @@ TraceWriter::~TraceWriter() { (void)Close(); }
 
 void TraceWriter::Append(const TraceRecord& record) noexcept {
   if (fd_ < 0) return;
-  if (kBufferBytes - committed_.load() < kMaxEncodedRecordBytes) {
+  // Appends come one at a time (the caller holds a lock), so the plain
+  // load of committed_ is this thread's own last store. The release store
+  // publishes the encoded bytes to a Flush, which acquires; the default,
+  // sequentially consistent store would cost a locked instruction on
+  // every traced call.
+  size_t start = committed_.load(std::memory_order_relaxed);
+  if (kBufferBytes - start < kMaxEncodedRecordBytes) {
     Flush();
     // Only Append moves the buffer's start, so a Flush from a signal
     // handler between these stores finds nothing to write.
     committed_.store(0);
     written_.store(0);
+    start = 0;
   }
-  const size_t start = committed_.load();
   const std::span<std::byte, kMaxEncodedRecordBytes> space(buffer_.get() + start,
                                                            kMaxEncodedRecordBytes);
   const size_t size = EncodeRecord(record, previous_, space);
-  committed_.store(start + size);
+  committed_.store(start + size, std::memory_order_release);
 }
 
 void TraceWriter::Flush() noexcept {
   if (fd_ < 0) return;
-  const size_t end = committed_.load();
+  const size_t end = committed_.load(std::memory_order_acquire);
   const size_t start = written_.exchange(end);
   if (start >= end || write_error_.load() != 0) return;
   if (const int error = WriteAll(fd_, buffer_.get() + start, end - start); error != 0) {

@@ -36,6 +36,10 @@ namespace {
 // every creation was already destroyed.
 bool RaiseHandleMisuse(Call& call, HandleKind kind, const char* name, const void* handle,
                        const HandleCheck& check, bool destroying) {
+  // The common case first, before anything a finding needs is looked up.
+  if (check.use == HandleUse::kLive || check.use == HandleUse::kUntracked) [[likely]] {
+    return true;
+  }
   const std::string_view kind_name = HandleKindName(kind);
   switch (check.use) {
     case HandleUse::kLive:
