@@ -491,6 +491,27 @@ TEST(TraceReader, NamesTheFileInErrors) {
       << directory_read.error().message();
 }
 
+// Version 3 added the record of a call the validation layer withheld:
+// read from a version 3 file, refused in a version 2 file, whose kinds end
+// at 3.
+TEST(TraceFormat, WithheldCallRecordsBelongToVersionThree) {
+  TraceRecord withheld;
+  withheld.kind = RecordKind::kCallWithheld;
+  withheld.sequence = 9;
+  withheld.function = abi::PluginFunction::kRecordEvent;
+  const Trace trace = DecodeOrFail(EncodeTrace(SomeHeader(), {withheld}));
+  ASSERT_EQ(trace.records.size(), 1U);
+  EXPECT_EQ(trace.records[0].kind, RecordKind::kCallWithheld);
+
+  std::vector<std::byte> version_two = HandWrittenHeader({"SE_InitPlugin"}, 2);
+  version_two.push_back(std::byte{4});  // kCallWithheld
+  AppendVarint(0, version_two);         // no fields
+  const auto refused = DecodeTrace(version_two);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message().find("unknown record kind 4"), std::string::npos)
+      << refused.error().message();
+}
+
 // Version 2 added the record of the call in flight at a crash: read from a
 // version 2 file, refused in a version 1 file, whose kinds end at 2.
 TEST(TraceFormat, CallInFlightRecordsBelongToVersionTwo) {

@@ -872,6 +872,46 @@ TEST(ValidateLayerTrace, HostTraceReplaysCleanAndFindsTheFaultyBuild) {
   EXPECT_NE(faulty.out.find("sync_memcpy_dtoh"), std::string::npos) << faulty.out;
 }
 
+// Issue 28: a call the layer proved invalid and did not pass on is traced
+// as withheld. `trace show` counts it apart from the calls, and a replay
+// does not issue it: the plugin never saw it, and a destroyed stream or an
+// unallocated range would crash the replay where the recording did not.
+TEST(ValidateLayerTrace, WithheldCallsAreTracedAsSuchAndNeverReplayed) {
+  for (const char* scenario : {"use-stream-after-destroy", "copy-to-unallocated"}) {
+    SCOPED_TRACE(scenario);
+    const TemporaryDirectory directory("sectl-validate-test-");
+    const std::filesystem::path trace = directory.path() / "withheld.trace";
+    const CommandResult recorded =
+        RunMisuseHost(scenario, directory, {"SECTL_VALIDATE_TRACE=" + trace.string()});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    const std::vector<json> recorded_reports = ReadReports(directory.path());
+    ASSERT_EQ(recorded_reports.size(), 1U);
+    ASSERT_TRUE(recorded_reports[0].contains("withheld")) << recorded_reports[0].dump();
+    uint64_t withheld = 0;
+    for (const auto& [function, count] : recorded_reports[0]["withheld"].items()) {
+      withheld += count.get<uint64_t>();
+    }
+    ASSERT_GT(withheld, 0U) << recorded_reports[0].dump();
+
+    const CommandResult shown = RunSectl({"trace", "show", trace.string(), "--format", "json"});
+    ASSERT_EQ(shown.exit_code, 0) << shown.out << shown.err;
+    EXPECT_EQ(json::parse(shown.out)["withheld"], withheld) << shown.out;
+
+    const std::filesystem::path replayed = directory.path() / "replayed";
+    std::filesystem::create_directory(replayed);
+    const CommandResult replay =
+        RunSectl({"replay", trace.string(), kLayer, "--format", "json"},
+                 RunOptions{.added_environment = LayerEnvironment(CpuPlugin(), replayed)});
+    ASSERT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+    EXPECT_EQ(json::parse(replay.out)["outcome"], "clean") << replay.out;
+    const std::vector<json> replayed_reports = ReadReports(replayed);
+    ASSERT_EQ(replayed_reports.size(), 1U) << replay.err;
+    EXPECT_FALSE(replayed_reports[0].contains("withheld") &&
+                 !replayed_reports[0]["withheld"].empty())
+        << "the replay issued a call the recording withheld: " << replayed_reports[0].dump();
+  }
+}
+
 // Issue 28: replaying a host's allocations of 0 bytes on the very build it
 // was recorded with told of "an allocation of 0 bytes that failed in the
 // recording succeeded now", and freed each null it got: deallocates the

@@ -378,8 +378,11 @@ class TraceDecoder {
   Outcome ReadRecord(RecordContext& previous, TraceRecord& record) {
     const size_t record_start = position_;
     const auto kind = std::to_integer<uint8_t>(bytes_[position_++]);
-    // Version 2 added the record of a call in flight at a crash.
-    const RecordKind last_kind = version_ >= 2 ? RecordKind::kCallInFlight : RecordKind::kEnd;
+    // Version 2 added the record of a call in flight at a crash, version 3
+    // that of a call the validation layer withheld.
+    const RecordKind last_kind = version_ >= 3   ? RecordKind::kCallWithheld
+                                 : version_ >= 2 ? RecordKind::kCallInFlight
+                                                 : RecordKind::kEnd;
     if (kind > static_cast<uint8_t>(last_kind)) {
       return Malformed(record_start, fmt::format("unknown record kind {}", kind));
     }

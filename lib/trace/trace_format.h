@@ -16,7 +16,7 @@ namespace sectl::trace {
 
 // The version this sectl writes. A reader accepts this version and older
 // ones; a newer file is an error that names both versions.
-inline constexpr uint32_t kTraceFormatVersion = 2;
+inline constexpr uint32_t kTraceFormatVersion = 3;
 
 // The bytes a trace file starts with: magic, version and header. The header
 // carries the name table: the qualified name (abi::QualifiedName) of every

@@ -40,6 +40,11 @@ enum class RecordKind : uint8_t {
   // The host called a plugin function and the process died of a fatal
   // signal on that thread before it returned: its results are unknown.
   kCallInFlight,
+  // The host called a plugin function and the validation layer did not
+  // pass it on (a handle already destroyed or never created, a range in no
+  // live allocation, a second destroy): the plugin never saw it, so a
+  // replay does not issue it either. Since format version 3.
+  kCallWithheld,
 };
 
 // One event of the trace. Which fields mean something depends on the

@@ -154,6 +154,7 @@ std::string FunctionText(const TraceRecord& record) {
       return "(end of use)";
     case RecordKind::kCall:
     case RecordKind::kCallInFlight:
+    case RecordKind::kCallWithheld:
       break;
   }
   return std::string(abi::QualifiedName(record.function));
@@ -169,6 +170,8 @@ std::string_view KindText(RecordKind kind) {
       return "end";
     case RecordKind::kCallInFlight:
       return "call_in_flight";
+    case RecordKind::kCallWithheld:
+      return "call_withheld";
   }
   return "unknown";
 }
@@ -324,6 +327,11 @@ TraceSummary SummarizeTrace(const Trace& trace, size_t timeline_length) {
       ++summary.callbacks_ran;
       continue;
     }
+    if (record.kind == RecordKind::kCallWithheld) {
+      // Not a call the plugin saw: counted apart, in no statistics.
+      ++summary.withheld;
+      continue;
+    }
     if (record.kind == RecordKind::kCallInFlight) summary.crashed_in = record;
     ++summary.calls;
     ++thread_calls[record.thread];
@@ -401,6 +409,12 @@ std::string RenderTraceSummaryText(const TraceSummary& summary) {
                  summary.records, summary.calls, summary.threads.size(),
                  summary.threads.size() == 1 ? "" : "s", summary.callbacks_ran,
                  Duration(summary.span_ns));
+  if (summary.withheld > 0) {
+    fmt::format_to(std::back_inserter(out),
+                   "withheld: {} call{} the validation layer did not pass on to the plugin "
+                   "(its report says why)\n",
+                   summary.withheld, summary.withheld == 1 ? "" : "s");
+  }
   if (summary.crashed_in) {
     fmt::format_to(
         std::back_inserter(out),
@@ -460,6 +474,7 @@ nlohmann::ordered_json TraceSummaryToJson(const TraceSummary& summary) {
                     {"started_unix_ms", header.started_unix_ms}};
   json["records"] = summary.records;
   json["calls"] = summary.calls;
+  json["withheld"] = summary.withheld;
   json["truncated"] = summary.truncated;
   json["ended"] = summary.ended;
   if (summary.crashed_in) {

@@ -60,6 +60,8 @@ struct TraceSummary {
   TraceHeader header;
   uint64_t records = 0;
   uint64_t calls = 0;
+  // Calls the validation layer did not pass on (kCallWithheld records).
+  uint64_t withheld = 0;
   bool truncated = false;
   bool ended = false;  // an end record: the process finished with the plugin
   // The call in flight when the traced process crashed (a kCallInFlight

@@ -133,7 +133,12 @@ TF_Status* Call::SubstituteForNullStatus() {
 }
 
 Call::~Call() {
-  if (record_.kind == trace::RecordKind::kCall) thread_slot_->Count(record_.function, forwarded_);
+  if (record_.kind == trace::RecordKind::kCall) {
+    thread_slot_->Count(record_.function, forwarded_);
+    // Traced as such, so that a replay does not issue what the plugin
+    // never saw (a destroyed handle would crash it there).
+    if (!forwarded_) record_.kind = trace::RecordKind::kCallWithheld;
+  }
   if (layer_.tracing()) {
     record_.duration_ns = layer_.Now() - record_.start_ns;
     layer_.AppendToTrace(record_);
