@@ -235,7 +235,7 @@ TEST(BenchCompletionTest, AnOperationThatNeverCompletesIsNotMeasurable) {
 json Throughput(const std::vector<std::string>& conform_arguments, Clock::duration* took) {
   std::vector<std::string> arguments = {"conform"};
   arguments.insert(arguments.end(), conform_arguments.begin(), conform_arguments.end());
-  arguments.insert(arguments.end(), {"--report", "json"});
+  arguments.insert(arguments.end(), {"--report", "json", "--throughput"});
   const Timed run = RunTimed(arguments);
   if (took != nullptr) *took = run.took;
   return ParseJson(run.result)["throughput"];

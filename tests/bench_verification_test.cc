@@ -178,8 +178,8 @@ TEST(BenchVerification, ThePlotOfACorruptingPluginHasRedCrosses) {
 }
 
 TEST(BenchVerification, ConformsThroughputSectionBlamesTheSameDirection) {
-  const CommandResult result = RunSectl(
-      {"conform", FaultyPlugin("corrupt_dtoh"), "--filter", "device.*", "--report", "json"});
+  const CommandResult result = RunSectl({"conform", FaultyPlugin("corrupt_dtoh"), "--filter",
+                                         "device.*", "--report", "json", "--throughput"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const json throughput = json::parse(result.out)["throughput"];
   ASSERT_EQ(throughput["results"].size(), 3u) << throughput;

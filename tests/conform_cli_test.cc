@@ -133,11 +133,24 @@ TEST(Conform, BothReferencePluginsPassEverything) {
   }
 }
 
+// Issue 29: a run of one area (`--filter 'memcpy.*'`) or a later shard is
+// asked for its checks, not for seconds of bandwidth measurement; a whole
+// run measures, and --throughput asks for it on a partial run too.
+TEST(Conform, ThroughputIsMeasuredOnWholeRunsOrWhenAskedFor) {
+  EXPECT_TRUE(Conform({"--filter", "device.count"}, 0)["throughput"].is_null());
+  EXPECT_TRUE(Conform({"--shard", "1/40"}, 0)["throughput"].is_null());
+  EXPECT_TRUE(Conform({"--filter", "device.count", "--throughput"}, 0)["throughput"].is_object());
+  const CommandResult both = RunSectl({"conform", "--throughput", "--no-throughput"});
+  EXPECT_EQ(both.exit_code, 2) << both.out << both.err;
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+}
+
 TEST(Conform, ThroughputCanBeLeftOutAndNeverChangesTheVerdict) {
   EXPECT_TRUE(Conform({"--no-throughput"}, 0)["throughput"].is_null());
   // A plugin that crashes in memcpy_htod crashes the measurement too: the
   // section says so, and the exit status is the checks' alone.
-  const json crashed = Conform({FixturePlugin("memcpy_crash"), "--filter", "device.*"}, 0);
+  const json crashed =
+      Conform({FixturePlugin("memcpy_crash"), "--filter", "device.*", "--throughput"}, 0);
   ASSERT_TRUE(crashed["throughput"]["error"].is_string()) << crashed["throughput"];
   EXPECT_NE(crashed["throughput"]["error"].get<std::string>().find("SIGSEGV"), std::string::npos)
       << crashed["throughput"];

@@ -299,9 +299,15 @@ CLI::App* AddConformCommand(CLI::App& app, ConformCommandOptions& options) {
                     "Show every result's message in the table, repeated findings unfolded");
   AddQuietFlag(*conform, options.output_flags);
   AddColorFlag(*conform, options.output_flags);
-  conform->add_flag("--no-throughput", options.no_throughput,
-                    "Do not end the report with copy bandwidth at 16 MiB (informational; it "
-                    "never changes the verdict)");
+  auto* no_throughput =
+      conform->add_flag("--no-throughput", options.no_throughput,
+                        "Do not end the report with copy bandwidth at 16 MiB (informational; it "
+                        "never changes the verdict). It is measured on whole runs only: not "
+                        "under --filter, and in shard 0 of --shard alone");
+  conform
+      ->add_flag("--throughput", options.throughput,
+                 "Measure copy bandwidth at 16 MiB under --filter or in any shard too")
+      ->excludes(no_throughput);
   conform->add_flag("--no-guard-malloc", options.no_guard_malloc,
                     "Do not place the plugin's small heap blocks against inaccessible guard "
                     "pages in the checks' processes (an overrun then goes undetected)");
@@ -371,7 +377,11 @@ int RunConformCommand(const ConformCommandOptions& options) {
   }
 
   conform::ConformOptions run;
-  run.throughput = !options.no_throughput;
+  // A partial run (one area under --filter, or a later shard) is asked for
+  // its checks: a few seconds of bandwidth measurement are not part of it,
+  // unless asked for, and a sharded run measures once, in shard 0.
+  const bool whole_run = selection.filter.text() == "*" && selection.shard.index == 0;
+  run.throughput = options.throughput || (!options.no_throughput && whole_run);
   auto plugin = ChoosePluginPath(options.plugin, "sectl_cpu");
   if (!plugin) return ReportUsageError(plugin.error().message());
   run.settings.plugin_path = *plugin;

@@ -50,6 +50,7 @@ struct ConformCommandOptions {
   bool verbose = false;
   OutputFlags output_flags;  // --color, --quiet
   bool no_throughput = false;
+  bool throughput = false;  // --throughput: measured on a partial run too
   bool no_guard_malloc = false;
   ConfinementFlags confinement;
 };
