@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sectl_process.h"
+#include "trace/trace_format.h"
 #include "trace/trace_summary.h"
 #include "trace/trace_writer.h"
 
@@ -216,13 +217,14 @@ TEST(TraceCommand, ShowsATraceAsText) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(result.err.empty()) << result.err;
   const std::string& text = result.out;
-  for (const std::string expected :
-       {"/opt/vendor/libvendor_plugin.so", "VENDOR_GPU", "/usr/bin/python3 (pid 777)", "2026-09-21",
-        "trace format 2", "15 records: 13 calls on 2 threads",
-        "host to device 4 KiB, device to host 4 KiB, device to device 1 KiB, filled 512 B",
-        "streams 1/1, events 1/1", "host callbacks: 1 enqueued, 1 ran",
-        "timeline (first 15 of 15 records):", "stream 1  alloc 1+0x100 (4 KiB)", "INVALID_ARGUMENT",
-        "(host callback ran)", "(end of use)"}) {
+  for (const std::string& expected : std::vector<std::string>{
+           "/opt/vendor/libvendor_plugin.so", "VENDOR_GPU", "/usr/bin/python3 (pid 777)",
+           "2026-09-21", "trace format " + std::to_string(kTraceFormatVersion),
+           "15 records: 13 calls on 2 threads",
+           "host to device 4 KiB, device to host 4 KiB, device to device 1 KiB, filled 512 B",
+           "streams 1/1, events 1/1", "host callbacks: 1 enqueued, 1 ran",
+           "timeline (first 15 of 15 records):", "stream 1  alloc 1+0x100 (4 KiB)",
+           "INVALID_ARGUMENT", "(host callback ran)", "(end of use)"}) {
     EXPECT_NE(text.find(expected), std::string::npos) << "no \"" << expected << "\" in\n" << text;
   }
   EXPECT_EQ(text.find("truncated"), std::string::npos) << text;
@@ -237,7 +239,7 @@ TEST(TraceCommand, ShowsATraceAsJson) {
   const json summary = json::parse(result.out);
   EXPECT_EQ(summary["header"]["plugin"]["path"], "/opt/vendor/libvendor_plugin.so");
   EXPECT_EQ(summary["header"]["process_id"], 777);
-  EXPECT_EQ(summary["header"]["format_version"], 2);
+  EXPECT_EQ(summary["header"]["format_version"], kTraceFormatVersion);
   EXPECT_EQ(summary["records"], 15);
   EXPECT_EQ(summary["calls"], 13);
   EXPECT_EQ(summary["truncated"], false);
