@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "base/json_text.h"
+#include "conform/crash_backtrace.h"
 #include "conform/null_handle_crash.h"
 #include "conform/run_check_body.h"
 #include "host/platform.h"
@@ -203,12 +204,14 @@ void ReportStrayProcesses(const isolation::ChildResult& child, CheckResult& resu
 // Turns how a check's process ended into its result, and the plugin
 // functions it blames into `culprits`.
 void Interpret(const CheckDefinition& check, const isolation::ChildResult& child,
-               const host::Journal& journal, const isolation::Confinement& confinement,
-               CheckResult& result, std::vector<abi::PluginFunction>& culprits,
-               bool& exception_across_api) {
+               const host::Journal& journal, const CheckSettings& settings,
+               const isolation::Confinement& confinement, CheckResult& result,
+               std::vector<abi::PluginFunction>& culprits, bool& exception_across_api) {
   result.duration_s = child.seconds;
   result.log = TruncatedLog(child.output, child.output_truncated);
-  if (!child.backtrace.empty()) result.details["backtrace"] = child.backtrace;
+  if (!child.backtrace.empty()) {
+    result.details["backtrace"] = ReadableBacktrace(child.backtrace, settings.plugin_path);
+  }
   if (child.stray_processes > 0) result.details["stray_processes"] = child.stray_processes;
   const isolation::ChildOutcome judged = isolation::JudgeChild(child, confinement);
   switch (judged.blame) {
@@ -493,8 +496,8 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
       host::Journal journal(slot.region.get());
       std::vector<abi::PluginFunction> culprits;
       bool exception_across_api = false;
-      Interpret(check, slot.child->result(), journal, options.confinement, result, culprits,
-                exception_across_api);
+      Interpret(check, slot.child->result(), journal, options.settings, options.confinement, result,
+                culprits, exception_across_api);
       slot.child.reset();
       --running;
       if (auto avoid = FunctionToAvoid(result, culprits, attempt.avoid, options.settings.avoid)) {

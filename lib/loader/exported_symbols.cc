@@ -109,16 +109,16 @@ std::string NameAt(const std::vector<char>& table, uint64_t offset) {
   return end == nullptr ? "" : std::string(start, end);
 }
 
-}  // namespace
-
-Expected<std::vector<std::string>> ExportedFunctions(const std::string& path) {
+// The exported functions with their addresses (relative to where the file
+// is loaded), unsorted, names possibly repeated.
+Expected<std::vector<ExportedFunction>> ReadExportedFunctions(const std::string& path) {
   const ReadOnlyFile file(path);
   if (!file.is_open()) return tl::unexpected(Unreadable(path, "cannot open the file"));
   const uint64_t file_size = file.Size();
   auto read_sections = ReadSectionHeaders(file, path);
   if (!read_sections) return tl::unexpected(read_sections.error());
   const std::vector<Elf64_Shdr>& sections = *read_sections;
-  if (sections.empty()) return std::vector<std::string>{};
+  if (sections.empty()) return std::vector<ExportedFunction>{};
 
   // The ELF format allows one SHT_DYNSYM section; the dynamic linker uses
   // only the one the dynamic section names. Several would each have to be
@@ -135,7 +135,7 @@ Expected<std::vector<std::string>> ExportedFunctions(const std::string& path) {
         path, fmt::format("it has {} dynamic symbol tables (SHT_DYNSYM), the ELF format allows 1",
                           dynamic_symbol_tables)));
   }
-  if (symbols == nullptr) return std::vector<std::string>{};
+  if (symbols == nullptr) return std::vector<ExportedFunction>{};
   if (symbols->sh_entsize != sizeof(Elf64_Sym)) {
     return tl::unexpected(Unreadable(path, "unexpected dynamic symbol size"));
   }
@@ -166,7 +166,7 @@ Expected<std::vector<std::string>> ExportedFunctions(const std::string& path) {
     return tl::unexpected(Unreadable(path, "the file changed while it was read"));
   }
 
-  std::vector<std::string> names;
+  std::vector<ExportedFunction> functions;
   uint64_t bytes_scanned = 0;
   for (const Elf64_Sym& symbol : table) {
     if (!IsExportedFunction(symbol) || symbol.st_name >= names_bytes.size()) continue;
@@ -181,11 +181,32 @@ Expected<std::vector<std::string>> ExportedFunctions(const std::string& path) {
                             kMaxNameBytesScanned)));
     }
     // A name must end inside its table.
-    if (end != nullptr && length > 0) names.emplace_back(start, length);
+    if (end != nullptr && length > 0) {
+      functions.push_back({std::string(start, length), symbol.st_value});
+    }
   }
+  return functions;
+}
+
+}  // namespace
+
+Expected<std::vector<std::string>> ExportedFunctions(const std::string& path) {
+  auto functions = ReadExportedFunctions(path);
+  if (!functions) return tl::unexpected(functions.error());
+  std::vector<std::string> names;
+  names.reserve(functions->size());
+  for (ExportedFunction& function : *functions) names.push_back(std::move(function.name));
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
+}
+
+Expected<std::vector<ExportedFunction>> ExportedFunctionAddresses(const std::string& path) {
+  auto functions = ReadExportedFunctions(path);
+  if (!functions) return tl::unexpected(functions.error());
+  std::sort(functions->begin(), functions->end(),
+            [](const ExportedFunction& a, const ExportedFunction& b) { return a.name < b.name; });
+  return functions;
 }
 
 Expected<DynamicDependencies> ReadDynamicDependencies(const std::string& path) {

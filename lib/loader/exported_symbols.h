@@ -4,6 +4,7 @@
 // Reading the file runs no plugin code, so the parent process may do it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,17 @@ namespace sectl::loader {
 // .dynsym, sorted. An error for a file that is not a readable 64-bit
 // little-endian ELF shared library.
 Expected<std::vector<std::string>> ExportedFunctions(const std::string& path);
+
+// An exported function and its address relative to where the file is
+// loaded: what addr2line takes for a frame in it.
+struct ExportedFunction {
+  std::string name;
+  uint64_t address = 0;
+};
+
+// The same functions with their addresses, sorted by name (a name defined
+// twice, by symbol versions, appears twice).
+Expected<std::vector<ExportedFunction>> ExportedFunctionAddresses(const std::string& path);
 
 // What the file's dynamic section (SHT_DYNAMIC) asks of the dynamic linker:
 // the libraries it needs (DT_NEEDED, in order) and where it says to look
