@@ -537,5 +537,26 @@ TEST(ReplayCli, CleanDivergentAndBadInput) {
   std::filesystem::remove(garbage);
 }
 
+// A trace of a dozen records can ask for any allocation: the replaying
+// process has a memory limit by default, and an allocation past it is a
+// divergence that names the limit, not gigabytes of the machine's memory.
+TEST(ReplayCli, AHugeAllocationMeetsTheDefaultMemoryLimit) {
+  TraceBuilder builder;
+  builder.Registration();
+  TraceRecord& allocate = builder.Add(PluginFunction::kAllocate, 0);
+  allocate.size = uint64_t{6} << 30;
+  allocate.created = 1;
+  builder.Add(PluginFunction::kDeallocate, 0).destination = Range(1, 0, 0);
+  builder.Teardown();
+  const std::string path = WriteTrace(builder.Build(), "replay_huge_");
+  auto replayed = testing::RunSectl({"replay", path});
+  std::filesystem::remove(path);
+  EXPECT_EQ(replayed.exit_code, 1) << replayed.out << replayed.err;
+  EXPECT_NE(replayed.out.find("failed now"), std::string::npos) << replayed.out;
+  EXPECT_NE(replayed.out.find("the replay's process may use at most --memory-limit 4GiB"),
+            std::string::npos)
+      << replayed.out;
+}
+
 }  // namespace
 }  // namespace sectl::replay
