@@ -558,5 +558,29 @@ TEST(ReplayCli, AHugeAllocationMeetsTheDefaultMemoryLimit) {
       << replayed.out;
 }
 
+// A plugin whose failure message is not UTF-8 (and carries escapes): the
+// replay's report, which the child sends as JSON, must still say the run
+// diverged at that call rather than that the replay crashed, in text and
+// in JSON.
+TEST(ReplayCli, ANonUtf8FailureMessageIsStillADivergence) {
+  TraceBuilder builder;
+  builder.Registration();
+  builder.Ok(PluginFunction::kSynchronizeAllActivity);
+  builder.Teardown();
+  const std::string path = WriteTrace(builder.Build(), "replay_utf8_");
+  const std::string plugin =
+      std::string(SECTL_HOSTILE_PLUGIN_DIR) + "/hostile_input_invalid_utf8.so";
+  auto text = testing::RunSectl({"replay", path, plugin});
+  auto json = testing::RunSectl({"replay", path, plugin, "--format", "json"});
+  std::filesystem::remove(path);
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  EXPECT_NE(text.out.find("1 divergence"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("synchronize_all_activity failed: \ufffd"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << text.out;
+  EXPECT_EQ(json.exit_code, 1) << json.out << json.err;
+  EXPECT_NE(json.out.find("\"outcome\": \"diverged\""), std::string::npos) << json.out;
+}
+
 }  // namespace
 }  // namespace sectl::replay
