@@ -657,6 +657,23 @@ TEST(ValidateLayerReport, IsWrittenWhenRegistrationFails) {
   EXPECT_NE(ended.find("no device driver is loaded"), std::string::npos) << ended;
 }
 
+// The vendor's message is the plugin's text: a 1 MB one is cut to 4 KiB
+// with a note, as every report cuts a plugin's message.
+TEST(ValidateLayerReport, CutsALongRegistrationFailureMessage) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run =
+      RunMisuseHost("well-behaved", directory, {}, true,
+                    std::string(SECTL_HOSTILE_PLUGIN_DIR) + "/hostile_input_long_init_message.so");
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  const std::string ended = reports[0]["ended"];
+  EXPECT_EQ(ended.rfind("SE_InitPlugin failed: 14 ", 0), 0U) << ended.substr(0, 100);
+  EXPECT_LT(ended.size(), 4200U);
+  EXPECT_NE(ended.find("(1000000 bytes in all; cut at"), std::string::npos)
+      << ended.substr(ended.size() - 100);
+}
+
 TEST(ValidateLayerReport, IsWrittenWhenRegistrationOrLoadingCrashes) {
   for (const std::string fault : {"init_crashes", "constructor_crashes"}) {
     SCOPED_TRACE(fault);
