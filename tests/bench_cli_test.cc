@@ -375,6 +375,27 @@ TEST(BenchUsageTest, BadOutputsAndSavedReportsAreRefusedBeforeMeasuring) {
   const auto latency_run = RunSectl(Command(
       {"bench", "latency", ReferencePlugin("sectl_minimal"), "--report", "json", "-o", latency}));
   ASSERT_EQ(latency_run.exit_code, 0) << latency_run.err;
+  // Saved memcpy reports no run can be compared with: one whose every result
+  // is null (an edited or broken file), one that holds a result twice.
+  const std::string memcpy_report = (directory.path() / "memcpy.json").string();
+  const auto memcpy_run =
+      RunSectl(Command({"bench", "memcpy", ReferencePlugin("sectl_minimal"), "--sizes", "4KiB",
+                        "--report", "json", "-o", memcpy_report}));
+  ASSERT_EQ(memcpy_run.exit_code, 0) << memcpy_run.err;
+  nlohmann::json saved = nlohmann::json::parse(std::ifstream(memcpy_report));
+  nlohmann::json all_null = saved;
+  for (nlohmann::json& result : all_null["results"]) {
+    for (const char* key : {"median_gbps", "p5_gbps", "p95_gbps", "min_gbps", "max_gbps"}) {
+      result[key] = nullptr;
+    }
+    result["values_gbps"] = nlohmann::json::array();
+  }
+  const std::string nulls = (directory.path() / "nulls.json").string();
+  std::ofstream(nulls) << all_null.dump();
+  nlohmann::json twice = saved;
+  twice["results"].push_back(twice["results"][0]);
+  const std::string duplicated = (directory.path() / "twice.json").string();
+  std::ofstream(duplicated) << twice.dump();
 
   struct Case {
     std::vector<std::string> flags;
@@ -391,6 +412,8 @@ TEST(BenchUsageTest, BadOutputsAndSavedReportsAreRefusedBeforeMeasuring) {
       {{"--compare", malformed}, "not JSON"},
       {{"--compare", conform}, "its kind is \"sectl.conform\""},
       {{"--compare", latency}, "cannot compare a latency report with a memcpy report"},
+      {{"--compare", nulls}, "results holds a measurement (each is an error or not measurable)"},
+      {{"--compare", duplicated}, "the old report holds h2d pinned async 4 KiB twice"},
       {{"--sizes", "1TiB"}, "the largest size it can measure is"},
   };
   for (const Case& bad : cases) {

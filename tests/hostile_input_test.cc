@@ -416,6 +416,33 @@ TEST_F(HostileInputTest, ALongMessageIsCutAndItsLayoutCharactersWrittenOut) {
   EXPECT_TRUE(Contains(table.out, "PASS\\u{202e}LIAF")) << table.out.substr(0, 2000);
 }
 
+// A conform report handed to sectl report is anyone's file: one edited to
+// carry a 2 MB message, log and detail (with a right-to-left override) is
+// read with each string cut at 64 KiB and a note, so no format of the merged
+// report grows with it (a 10 MB message made a 25-34 MB report).
+TEST_F(HostileInputTest, ACraftedReportsLongTextIsCutBySectlReport) {
+  const ConformRun run = Conform(kLongMessage, {"--filter", "stream.synchronize_all_activity"});
+  nlohmann::json report = run.report;
+  ASSERT_TRUE(report.contains("results") && !report["results"].empty()) << run.command.out;
+  const std::string huge = "\u202e" + std::string(2'000'000, 'm');
+  nlohmann::json& first = report["results"][0];
+  first["message"] = huge;
+  first["log"] = huge;
+  first["details"]["note"] = huge;
+  const std::string edited = PathOf("edited.json");
+  std::ofstream(edited, std::ios::binary) << report.dump();
+  for (const std::string format : {"table", "json", "junit"}) {
+    SCOPED_TRACE(format);
+    const CommandResult merged = RunSectl({"report", edited, "--report", format});
+    EXPECT_EQ(merged.exit_code, 1) << merged.err;
+    EXPECT_LT(merged.out.size(), size_t{500'000});
+    EXPECT_TRUE(Contains(merged.out, "(2000003 bytes in all; cut at 65")) << merged.out.size();
+    // JSON keeps the plugin's characters as data; what a person reads
+    // writes them out.
+    if (format != "json") EXPECT_FALSE(Contains(merged.out, "\u202e")) << "a raw override";
+  }
+}
+
 TEST(HostileInput, InvalidUtf8GivesValidProbeReports) {
   const CommandResult as_json =
       RunSectl({"probe", HostilePlugin(kInvalidUtf8), "--format", "json"});

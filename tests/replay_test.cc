@@ -537,5 +537,50 @@ TEST(ReplayCli, CleanDivergentAndBadInput) {
   std::filesystem::remove(garbage);
 }
 
+// A trace of a dozen records can ask for any allocation: the replaying
+// process has a memory limit by default, and an allocation past it is a
+// divergence that names the limit, not gigabytes of the machine's memory.
+TEST(ReplayCli, AHugeAllocationMeetsTheDefaultMemoryLimit) {
+  TraceBuilder builder;
+  builder.Registration();
+  TraceRecord& allocate = builder.Add(PluginFunction::kAllocate, 0);
+  allocate.size = uint64_t{6} << 30;
+  allocate.created = 1;
+  builder.Add(PluginFunction::kDeallocate, 0).destination = Range(1, 0, 0);
+  builder.Teardown();
+  const std::string path = WriteTrace(builder.Build(), "replay_huge_");
+  auto replayed = testing::RunSectl({"replay", path});
+  std::filesystem::remove(path);
+  EXPECT_EQ(replayed.exit_code, 1) << replayed.out << replayed.err;
+  EXPECT_NE(replayed.out.find("failed now"), std::string::npos) << replayed.out;
+  EXPECT_NE(replayed.out.find("the replay's process may use at most --memory-limit 4GiB"),
+            std::string::npos)
+      << replayed.out;
+}
+
+// A plugin whose failure message is not UTF-8 (and carries escapes): the
+// replay's report, which the child sends as JSON, must still say the run
+// diverged at that call rather than that the replay crashed, in text and
+// in JSON.
+TEST(ReplayCli, ANonUtf8FailureMessageIsStillADivergence) {
+  TraceBuilder builder;
+  builder.Registration();
+  builder.Ok(PluginFunction::kSynchronizeAllActivity);
+  builder.Teardown();
+  const std::string path = WriteTrace(builder.Build(), "replay_utf8_");
+  const std::string plugin =
+      std::string(SECTL_HOSTILE_PLUGIN_DIR) + "/hostile_input_invalid_utf8.so";
+  auto text = testing::RunSectl({"replay", path, plugin});
+  auto json = testing::RunSectl({"replay", path, plugin, "--format", "json"});
+  std::filesystem::remove(path);
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  EXPECT_NE(text.out.find("1 divergence"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("synchronize_all_activity failed: \ufffd"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << text.out;
+  EXPECT_EQ(json.exit_code, 1) << json.out << json.err;
+  EXPECT_NE(json.out.find("\"outcome\": \"diverged\""), std::string::npos) << json.out;
+}
+
 }  // namespace
 }  // namespace sectl::replay

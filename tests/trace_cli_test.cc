@@ -1,6 +1,9 @@
 // `sectl trace show` end to end, on traces the test writes with TraceWriter
 // as libsectl_validate.so would, and the summary it is built on.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -329,6 +332,38 @@ TEST(TraceCommand, FailsInOneLineOnAMissingFileOrNotATrace) {
   std::ofstream(path) << "not a trace\n";
   ExpectOneLineError(RunSectl({"trace", "show", path}), "not a sectl trace");
   ExpectOneLineError(RunSectl({"trace", "show", path, "--timeline", "some"}), "--timeline");
+}
+
+// A crafted trace of 2-byte records (kind 0, no fields) one past the cap:
+// without the cap, 8 MiB of file became 700 MiB of records (a 10 MB trace
+// took 1.39 GB, a 60 MB one ended in std::bad_alloc). Under a 256 MiB data
+// limit sectl must still answer with one line.
+TEST(TraceCommand, RefusesATraceOfMoreRecordsThanTheCapWithinLittleMemory) {
+  const TemporaryDirectory directory;
+  const std::string path = (directory.path() / "many.sectltrace").string();
+  {
+    const std::vector<std::byte> header = EncodeHeader(TraceHeader{});
+    std::ofstream file(path, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(header.data()),
+               static_cast<std::streamsize>(header.size()));
+    const std::string records((kMaxTraceRecords + 1) * 2, '\0');
+    file.write(records.data(), static_cast<std::streamsize>(records.size()));
+  }
+  testing::RunOptions options;
+  options.deadline = std::chrono::seconds(60);
+  options.before_exec = [] {
+    const rlimit data{.rlim_cur = rlim_t{256} << 20, .rlim_max = rlim_t{256} << 20};
+    if (::setrlimit(RLIMIT_DATA, &data) != 0) ::_exit(120);
+  };
+  for (const char* command : {"trace", "replay"}) {
+    SCOPED_TRACE(command);
+    const std::vector<std::string> arguments = std::string_view(command) == "trace"
+                                                   ? std::vector<std::string>{"trace", "show", path}
+                                                   : std::vector<std::string>{"replay", path};
+    ExpectOneLineError(
+        RunSectl(arguments, options),
+        fmt::format("more than {} records, the most sectl reads from one trace", kMaxTraceRecords));
+  }
 }
 
 }  // namespace

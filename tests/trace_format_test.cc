@@ -532,5 +532,26 @@ TEST(TraceFormat, CallInFlightRecordsBelongToVersionTwo) {
       << refused.error().message();
 }
 
+// A record can be 2 bytes (a kind and an empty field mask) but takes 168
+// in memory: past max_records the reader refuses the trace, by the offset
+// of the first record too many, instead of growing without bound.
+TEST(TraceFormat, RefusesMoreRecordsThanItsCap) {
+  std::vector<std::byte> bytes = EncodeHeader(SomeHeader());
+  const size_t header_bytes = bytes.size();
+  for (int i = 0; i < 4; ++i) bytes.insert(bytes.end(), 2, std::byte{0});
+  auto at_the_cap = DecodeTrace(bytes, 4);
+  ASSERT_TRUE(at_the_cap) << at_the_cap.error().message();
+  EXPECT_EQ(at_the_cap->records.size(), 4u);
+  EXPECT_EQ(at_the_cap->records.capacity(), 4u);  // counted first, reserved once
+  bytes.insert(bytes.end(), 2, std::byte{0});
+  auto over = DecodeTrace(bytes, 4);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(over.error().message(),
+            fmt::format("byte {}: more than 4 records, the most sectl reads from one trace (each "
+                        "takes {} bytes in memory); record a shorter run",
+                        header_bytes + 8, sizeof(TraceRecord)));
+}
+
 }  // namespace
 }  // namespace sectl::trace

@@ -4,7 +4,9 @@
 // crashes beyond TVM's DeviceAPI table (a finding, not a load failure), and
 // a runtime that installs its own SIGSEGV handler at load.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -117,6 +119,24 @@ TEST_F(BackendAlone, TvmCoreFindsTheCoreElsewhere) {
             nlohmann::json::array({12}));
   const auto conform = RunSectl({"conform", backend_, "--tvm-core", kCore, "--quiet", "-j", "2"});
   EXPECT_EQ(conform.exit_code, 0) << conform.err << conform.out;
+}
+
+// --tvm-core is handed to dlopen, which would wait for a writer on a FIFO:
+// it must be a regular file, refused in one line before anything loads.
+TEST_F(BackendAlone, TvmCoreThatIsAFifoIsRefusedAtOnce) {
+  const std::string fifo = (directory_ / "libtvm_runtime.so").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const char* command : {"probe", "conform"}) {
+    testing::RunOptions options;
+    options.deadline = std::chrono::seconds(60);
+    options.own_process_group = true;
+    const auto result = RunSectl({command, backend_, "--tvm-core", fifo}, options);
+    EXPECT_FALSE(result.timed_out) << command;
+    EXPECT_EQ(result.exit_code, 2) << command << ": " << result.err << result.out;
+    EXPECT_NE(result.err.find("--tvm-core " + fifo + ": is a FIFO, not a regular file"),
+              std::string::npos)
+        << result.err;
+  }
 }
 
 TEST(TvmRuntimeShapes, AKExistCrashBeyondTvmsTableIsAFindingNotALoadFailure) {

@@ -1,9 +1,12 @@
 // Text sectl does not control, in and out: plugin bytes that are not UTF-8
 // are written, never thrown about; reports handed back to sectl are parsed
 // with a bound on their nesting, never with a recursion the input controls.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "base/json_reading.h"
 #include "base/json_text.h"
@@ -130,6 +133,33 @@ TEST(JsonReader, CountsMustFit) {
   unsigned negative = 0;
   again.Count("negative", negative);
   EXPECT_EQ(second.value_or(""), "negative: expected a non-negative integer, found number -1");
+}
+
+// Every string read from a report is kept to kMaxReadStringBytes, with a
+// note, however deep in an object it is.
+TEST(JsonReader, CutsLongStringsWithANote) {
+  const std::string huge(kMaxReadStringBytes + 10, 'x');
+  const nlohmann::json document = {{"message", huge},
+                                   {"notes", {huge}},
+                                   {"maybe", huge},
+                                   {"details", {{"deep", {{"deeper", huge}}}}}};
+  std::optional<std::string> error;
+  JsonReader in(document, "", error);
+  std::string message;
+  std::vector<std::string> notes;
+  std::optional<std::string> maybe;
+  nlohmann::json details;
+  in.String("message", message);
+  in.StringList("notes", notes);
+  in.NullableString("maybe", maybe);
+  in.AnyObject("details", details);
+  ASSERT_FALSE(error.has_value()) << *error;
+  const std::string note = fmt::format("... ({} bytes in all; cut at", huge.size());
+  for (const std::string& text :
+       {message, notes.at(0), maybe.value_or(""), details["deep"]["deeper"].get<std::string>()}) {
+    EXPECT_LT(text.size(), kMaxReadStringBytes + 100);
+    EXPECT_NE(text.find(note), std::string::npos) << text.substr(text.size() - 80);
+  }
 }
 
 }  // namespace

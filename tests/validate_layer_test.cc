@@ -657,6 +657,23 @@ TEST(ValidateLayerReport, IsWrittenWhenRegistrationFails) {
   EXPECT_NE(ended.find("no device driver is loaded"), std::string::npos) << ended;
 }
 
+// The vendor's message is the plugin's text: a 1 MB one is cut to 4 KiB
+// with a note, as every report cuts a plugin's message.
+TEST(ValidateLayerReport, CutsALongRegistrationFailureMessage) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const CommandResult run =
+      RunMisuseHost("well-behaved", directory, {}, true,
+                    std::string(SECTL_HOSTILE_PLUGIN_DIR) + "/hostile_input_long_init_message.so");
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  const std::vector<json> reports = ReadReports(directory.path());
+  ASSERT_EQ(reports.size(), 1U) << run.err;
+  const std::string ended = reports[0]["ended"];
+  EXPECT_EQ(ended.rfind("SE_InitPlugin failed: 14 ", 0), 0U) << ended.substr(0, 100);
+  EXPECT_LT(ended.size(), 4200U);
+  EXPECT_NE(ended.find("(1000000 bytes in all; cut at"), std::string::npos)
+      << ended.substr(ended.size() - 100);
+}
+
 TEST(ValidateLayerReport, IsWrittenWhenRegistrationOrLoadingCrashes) {
   for (const std::string fault : {"init_crashes", "constructor_crashes"}) {
     SCOPED_TRACE(fault);
@@ -820,6 +837,62 @@ TEST(ValidateCommand, ShowRefusesWhatIsNotALayerReportInOneLine) {
   EXPECT_EQ(shown.exit_code, 2);
   EXPECT_NE(shown.err.find("not a validation layer report"), std::string::npos) << shown.err;
   EXPECT_EQ(std::count(shown.err.begin(), shown.err.end(), '\n'), 1) << shown.err;
+}
+
+// Hostile reports: a number where a string belongs is a one-line error, not
+// an internal one; occurrences that add up past 2^64 - 1 are refused rather
+// than wrapped; a message is shown with its escapes and layout characters
+// written out, and cut at 4 KiB with a note.
+TEST(ValidateCommand, ShowRefusesWrongTypesAndCountsThatWrapInOneLine) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const std::filesystem::path path = directory.path() / name;
+    std::ofstream(path) << text;
+    return path.string();
+  };
+  const auto expect_one_line = [](const CommandResult& shown, const std::string& fragment) {
+    EXPECT_EQ(shown.exit_code, 2) << shown.err;
+    EXPECT_EQ(shown.err.rfind("sectl: error: ", 0), 0U) << shown.err;
+    EXPECT_NE(shown.err.find(fragment), std::string::npos) << shown.err;
+    EXPECT_EQ(std::count(shown.err.begin(), shown.err.end(), '\n'), 1) << shown.err;
+  };
+  expect_one_line(
+      RunSectl({"validate", "show", write("kind.json", R"({"kind": 5, "findings": []})")}),
+      "not a validation layer report");
+  expect_one_line(RunSectl({"validate", "show", write("version.json", R"({"kind": "sectl.validate",
+                                  "schema_version": "2", "findings": []})")}),
+                  "schema_version \"2\" is not one this sectl reads");
+  expect_one_line(RunSectl({"validate", "show", write("severity.json", R"({"kind": "sectl.validate",
+                "schema_version": 2, "findings": [{"id": "x", "occurrences": 1, "severity": 1}]})")}),
+                  "finding 0: \"severity\" is a number, not a string");
+  const std::string huge = write("huge.json", R"({"kind": "sectl.validate", "schema_version": 2,
+      "findings": [{"id": "memory.x", "function": "f", "severity": "error",
+                    "occurrences": 18446744073709551615}]})");
+  expect_one_line(RunSectl({"validate", "show", huge, huge}),
+                  "the occurrences of memory.x at f add up to more than 18446744073709551615");
+}
+
+TEST(ValidateCommand, ShowWritesOutEscapesAndCutsALongMessage) {
+  const TemporaryDirectory directory("sectl-validate-test-");
+  const std::filesystem::path path = directory.path() / "hostile.json";
+  json finding = {{"id", "memory.x"},
+                  {"severity", "error"},
+                  {"occurrences", 1},
+                  {"message", "\x1b]0;owned\x07\x1b[2J\u202eALL CHECKS PASSED\u2028" +
+                                  std::string(100'000, 'm')}};
+  std::ofstream(path) << json{{"kind", "sectl.validate"},
+                              {"schema_version", 2},
+                              {"findings", json::array({finding})}}
+                             .dump();
+  const CommandResult shown = RunSectl({"validate", "show", path.string()});
+  EXPECT_EQ(shown.exit_code, 1) << shown.err;
+  EXPECT_EQ(shown.out.find('\x1b'), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("\u202e"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("\\x1b]0;owned\\x07\\x1b[2J\\u{202e}ALL CHECKS PASSED\\u{2028}"),
+            std::string::npos)
+      << shown.out.substr(0, 400);
+  EXPECT_LT(shown.out.size(), 5000U);
+  EXPECT_NE(shown.out.find("bytes in all; cut at"), std::string::npos) << shown.out.substr(4000);
 }
 
 // ---- Record and replay -----------------------------------------------------

@@ -15,6 +15,7 @@
 #include "abi/host_generations.h"
 #include "base/atomic_file.h"
 #include "base/json_text.h"
+#include "base/regular_file.h"
 #include "base/text_layout.h"
 #include "conform/baseline.h"
 #include "conform/check_registry.h"
@@ -406,6 +407,12 @@ int RunConformCommand(const ConformCommandOptions& options) {
   if (!device_type) return ReportUsageError(device_type.error().message());
   run.settings.tvm_device_type = *device_type;
   run.settings.tvm_core = AbsolutePath(options.tvm_core);
+  if (!options.tvm_core.empty()) {
+    // dlopen would block on a FIFO: only a regular file is handed on.
+    if (auto core = RequireRegularFile(run.settings.tvm_core, "TVM core library"); !core) {
+      return ReportUsageError("--tvm-core " + core.error().message());
+    }
+  }
   if (options.tvm_device_id) run.settings.device_ordinal = *options.tvm_device_id;
   auto profile = ProfileForAbi(options.profile, *abi);
   if (!profile) return ReportUsageError(profile.error().message());

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "abi/host_generations.h"
+#include "base/regular_file.h"
 #include "isolation/interruption.h"
 #include "loader/plugin_library.h"
 #include "probe/probe_json.h"
@@ -94,6 +95,12 @@ int ProbeTvmRuntime(const ProbeCommandOptions& options, const std::string& path)
       .lazy = options.lazy,
       .isolate = options.isolation != "none",
       .timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000))};
+  if (!run.tvm_core.empty()) {
+    // dlopen would block on a FIFO: only a regular file is handed on.
+    if (auto core = RequireRegularFile(run.tvm_core, "TVM core library"); !core) {
+      return ReportUsageError("--tvm-core " + core.error().message());
+    }
+  }
   auto confinement = ConfinementFromFlags(options.confinement, {path, run.tvm_core});
   if (!confinement) return ReportError(confinement.error());
   run.confinement = std::move(*confinement);

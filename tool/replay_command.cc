@@ -26,7 +26,8 @@ CLI::App* AddReplayCommand(CLI::App& app, ReplayCommandOptions& options) {
       "Replay a trace recorded by libsectl_validate.so against a plugin, in a child process, "
       "with deterministic data: report the first call that behaves differently (a status, a "
       "byte read back, a host callback, an event), or the record at which the plugin crashed "
-      "or hung. Exit status 0 clean, 1 divergence/crash/hang, 2 bad input.");
+      "or hung. Its process may use 4 GiB of memory unless --memory-limit says otherwise. Exit "
+      "status 0 clean, 1 divergence/crash/hang, 2 bad input.");
   replay->add_option("trace", options.trace, "Trace file (SECTL_VALIDATE_TRACE's output)")
       ->required();
   replay->add_option("plugin", options.plugin,
@@ -73,6 +74,10 @@ int RunReplayCommand(const ReplayCommandOptions& options) {
   auto confinement = ConfinementFromFlags(options.confinement, {run.replay.plugin_path});
   if (!confinement) return ReportUsageError(confinement.error().message());
   run.confinement = std::move(*confinement);
+  if (options.confinement.memory_limit.empty()) {
+    run.confinement.memory_limit_bytes = replay::kDefaultReplayMemoryLimitBytes;
+    run.confinement.memory_limit_label = replay::kDefaultReplayMemoryLimitLabel;
+  }
   run.trace_path = options.trace;
   run.replay.lazy = options.lazy;
   run.replay.stop_at_first = options.stop_at_first;

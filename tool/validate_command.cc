@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -27,6 +29,8 @@ constexpr std::string_view kReportKind = "sectl.validate";
 // which both versions write alike.
 constexpr int kOldestReportSchemaVersion = 1;
 constexpr int kNewestReportSchemaVersion = 2;
+// The most of a finding's message show quotes (base/text.h's CutLongText).
+constexpr size_t kMaxFindingMessage = 4096;
 
 // One finding id at one function, over every report given.
 struct MergedFinding {
@@ -45,30 +49,63 @@ int SeverityRank(std::string_view severity) {
   return 2;
 }
 
+// What a JSON value is, for an error: "a number", "an array".
+std::string_view KindOfValue(const Json& value) {
+  if (value.is_string()) return "a string";
+  if (value.is_number()) return "a number";
+  if (value.is_boolean()) return "a boolean";
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  return "null";
+}
+
+// Why finding `index` of a report cannot be read, or nullopt. The layer
+// writes id and occurrences always, the rest as strings when it has them.
+std::optional<std::string> FindingProblem(const Json& finding, size_t index) {
+  if (!finding.is_object()) return fmt::format("finding {} is not an object", index);
+  if (!finding.contains("id")) return fmt::format("finding {} has no \"id\"", index);
+  for (const char* key : {"id", "severity", "fault", "function", "message"}) {
+    const auto found = finding.find(key);
+    if (found != finding.end() && !found->is_string()) {
+      return fmt::format("finding {}: \"{}\" is {}, not a string", index, key, KindOfValue(*found));
+    }
+  }
+  const auto occurrences = finding.find("occurrences");
+  if (occurrences == finding.end() || !occurrences->is_number_unsigned()) {
+    return fmt::format("finding {}: \"occurrences\" is not a whole number of at least 0", index);
+  }
+  return std::nullopt;
+}
+
 Expected<Json> ReadLayerReport(const std::string& path) {
   auto text = ReadRegularFile(path, kMaxReportFileBytes, "validation layer report");
   if (!text) return tl::unexpected(text.error());
   auto document = ParseUntrustedJson(*text);
   if (!document) return tl::unexpected(document.error().WithContext(path));
   const Json& report = *document;
-  if (!report.is_object() || report.value("kind", "") != kReportKind) {
+  const auto kind = report.is_object() ? report.find("kind") : report.end();
+  if (!report.is_object() || kind == report.end() || *kind != kReportKind) {
     return Fail(
         ErrorCode::kInvalidArgument,
         fmt::format("{}: not a validation layer report (kind is not \"{}\")", path, kReportKind));
   }
-  const int version = report.value("schema_version", 0);
-  if (version < kOldestReportSchemaVersion || version > kNewestReportSchemaVersion) {
+  const auto version = report.find("schema_version");
+  if (version == report.end() || !version->is_number_integer() ||
+      version->get<int64_t>() < kOldestReportSchemaVersion ||
+      version->get<int64_t>() > kNewestReportSchemaVersion) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("{}: schema_version {} is not one this sectl reads ({} to {})", path,
-                            version, kOldestReportSchemaVersion, kNewestReportSchemaVersion));
+                            version == report.end() ? "(none)" : EncodeJson(*version),
+                            kOldestReportSchemaVersion, kNewestReportSchemaVersion));
   }
   if (!report.contains("findings") || !report["findings"].is_array()) {
     return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: no findings array", path));
   }
+  size_t index = 0;
   for (const Json& finding : report["findings"]) {
-    if (!finding.is_object() || !finding.contains("id") || !finding["id"].is_string() ||
-        !finding.contains("occurrences") || !finding["occurrences"].is_number_unsigned()) {
-      return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: a malformed finding", path));
+    if (auto problem = FindingProblem(finding, index++)) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{}: a malformed finding: {}", path, *problem));
     }
   }
   return report;
@@ -79,7 +116,9 @@ std::string Text(const Json& object, const char* key) {
   return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
 
-std::vector<MergedFinding> Merge(const std::vector<Json>& reports) {
+// The findings of every report, one per id and function, or an error when
+// their occurrences add up past what a count holds.
+Expected<std::vector<MergedFinding>> Merge(const std::vector<Json>& reports) {
   std::map<std::tuple<int, std::string, std::string>, MergedFinding> merged;
   for (const Json& report : reports) {
     for (const Json& finding : report["findings"]) {
@@ -87,10 +126,20 @@ std::vector<MergedFinding> Merge(const std::vector<Json>& reports) {
       MergedFinding& entry =
           merged[{SeverityRank(severity), Text(finding, "id"), Text(finding, "function")}];
       if (entry.processes == 0) {
+        // A message is the plugin's text: a report quotes at most 4 KiB of it.
         entry = {Text(finding, "id"), severity, Text(finding, "fault"), Text(finding, "function"),
-                 Text(finding, "message")};
+                 CutLongText(Text(finding, "message"), kMaxFindingMessage)};
       }
-      entry.occurrences += finding["occurrences"].get<uint64_t>();
+      const auto occurrences = finding["occurrences"].get<uint64_t>();
+      if (occurrences > std::numeric_limits<uint64_t>::max() - entry.occurrences) {
+        return Fail(
+            ErrorCode::kInvalidArgument,
+            fmt::format("the occurrences of {} at {} add up to more than {} over the "
+                        "reports given; they cannot all be the layer's",
+                        EscapeControlCharacters(entry.id), EscapeControlCharacters(entry.function),
+                        std::numeric_limits<uint64_t>::max()));
+      }
+      entry.occurrences += occurrences;
       ++entry.processes;
     }
   }
@@ -178,7 +227,9 @@ int RunValidateShow(const ValidateCommandOptions& options) {
     if (!report) return ReportUsageError(report.error().message());
     reports.push_back(std::move(*report));
   }
-  const std::vector<MergedFinding> findings = Merge(reports);
+  const auto merged = Merge(reports);
+  if (!merged) return ReportUsageError(merged.error().message());
+  const std::vector<MergedFinding>& findings = *merged;
   const std::string text = options.format == "json"
                                ? RenderJson(findings, reports.size())
                                // A plugin's words, escaped for a terminal.

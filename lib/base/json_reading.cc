@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/json_text.h"
+#include "base/text.h"
 
 namespace sectl {
 namespace {
@@ -23,10 +24,30 @@ std::string DescribeJsonValue(const Json& value) {
 
 std::string QuoteJson(std::string_view text) { return EncodeJson(Json(std::string(text))); }
 
-void JsonReader::String(std::string_view key, std::string& out) {
-  if (const Json* value = Member(key, &Json::is_string, "a string")) {
-    out = value->get<std::string>();
+namespace {
+
+// A string of the document, cut at kMaxReadStringBytes with a note.
+std::string KeptString(const Json& value) {
+  const auto& text = value.get_ref<const std::string&>();
+  if (text.size() <= kMaxReadStringBytes) return text;
+  return CutLongText(text, kMaxReadStringBytes);
+}
+
+// `value` with every string in it cut as KeptString cuts it.
+void CutStrings(Json& value) {
+  if (value.is_string()) {
+    if (value.get_ref<const std::string&>().size() > kMaxReadStringBytes) value = KeptString(value);
+    return;
   }
+  if (value.is_structured()) {
+    for (Json& member : value) CutStrings(member);
+  }
+}
+
+}  // namespace
+
+void JsonReader::String(std::string_view key, std::string& out) {
+  if (const Json* value = Member(key, &Json::is_string, "a string")) out = KeptString(*value);
 }
 
 void JsonReader::Number(std::string_view key, double& out) {
@@ -57,7 +78,7 @@ void JsonReader::NullableString(std::string_view key, std::optional<std::string>
   if (value->is_null()) {
     out.reset();
   } else if (value->is_string()) {
-    out = value->get<std::string>();
+    out = KeptString(*value);
   } else {
     Fail(key, fmt::format("expected a string or null, found {}", DescribeJsonValue(*value)));
   }
@@ -74,7 +95,7 @@ void JsonReader::StringList(std::string_view key, std::vector<std::string>& out)
            fmt::format("expected a string, found {}", DescribeJsonValue(item)));
       return;
     }
-    out.push_back(item.get<std::string>());
+    out.push_back(KeptString(item));
   }
 }
 
@@ -97,7 +118,10 @@ void JsonReader::NumberList(std::string_view key, std::vector<double>& out) {
 }
 
 void JsonReader::AnyObject(std::string_view key, Json& out) {
-  if (const Json* value = Member(key, &Json::is_object, "an object")) out = *value;
+  if (const Json* value = Member(key, &Json::is_object, "an object")) {
+    out = *value;
+    CutStrings(out);
+  }
 }
 
 void JsonReader::Constant(std::string_view key, std::string_view expected) {

@@ -22,6 +22,13 @@ std::string DescribeJsonValue(const nlohmann::json& value);
 // `text` as a JSON string literal, quotes and escapes included.
 std::string QuoteJson(std::string_view text);
 
+// The most of one string JsonReader keeps: a longer one is cut with a note
+// saying how long it was (base/text.h's CutLongText). A report quotes a
+// plugin's text, which can be any length; sectl itself writes none near it
+// (a plugin's message and a check's log are kept to 4 KiB), so only a
+// crafted or edited report is cut.
+inline constexpr size_t kMaxReadStringBytes = size_t{64} * 1024;
+
 // Reads the members of one JSON object, each checked for presence and type
 // before it is converted, so nothing throws. The first problem is kept;
 // reads after it do nothing, so a caller reads every member in a row and

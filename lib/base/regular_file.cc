@@ -39,6 +39,12 @@ class FileDescriptor {
   int fd_;
 };
 
+Error NotRegular(const std::string& path, mode_t mode, std::string_view what) {
+  return {ErrorCode::kInvalidArgument,
+          fmt::format("{}: is {}, not a regular file (a {} is read only from a regular file)", path,
+                      KindOfFile(mode), what)};
+}
+
 Error TooLarge(const std::string& path, std::string_view what, size_t max_bytes) {
   return {ErrorCode::kInvalidArgument,
           fmt::format("{}: larger than the {} a {} may be", path, FormatByteSize(max_bytes), what)};
@@ -60,11 +66,7 @@ Expected<std::string> ReadRegularFile(const std::string& path, size_t max_bytes,
   if (::fstat(file.get(), &status) != 0) {
     return Fail(ErrorCode::kIoError, fmt::format("{}: {}", path, std::strerror(errno)));
   }
-  if (!S_ISREG(status.st_mode)) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("{}: is {}, not a regular file (a {} is read only from a regular file)",
-                            path, KindOfFile(status.st_mode), what));
-  }
+  if (!S_ISREG(status.st_mode)) return tl::unexpected(NotRegular(path, status.st_mode, what));
   if (static_cast<uint64_t>(status.st_size) > max_bytes) {
     return tl::unexpected(TooLarge(path, what, max_bytes));
   }
@@ -84,6 +86,17 @@ Expected<std::string> ReadRegularFile(const std::string& path, size_t max_bytes,
     text.append(chunk.data(), static_cast<size_t>(got));
   }
   return text;
+}
+
+Expected<void> RequireRegularFile(const std::string& path, std::string_view what) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) {
+    const int error = errno;
+    if (error == ENOENT) return Fail(ErrorCode::kNotFound, fmt::format("{}: no such file", path));
+    return Fail(ErrorCode::kIoError, fmt::format("{}: {}", path, std::strerror(error)));
+  }
+  if (!S_ISREG(status.st_mode)) return tl::unexpected(NotRegular(path, status.st_mode, what));
+  return {};
 }
 
 }  // namespace sectl

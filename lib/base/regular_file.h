@@ -26,4 +26,10 @@ inline constexpr size_t kMaxTextFileBytes = size_t{4} << 20;  // baselines, conf
 Expected<std::string> ReadRegularFile(const std::string& path, size_t max_bytes,
                                       std::string_view what);
 
+// Nothing when `path` names a regular file (symbolic links followed), else
+// the error ReadRegularFile would give, without opening it: for a path sectl
+// hands on to something else to open (dlopen of --tvm-core), which would
+// block on a FIFO.
+Expected<void> RequireRegularFile(const std::string& path, std::string_view what);
+
 }  // namespace sectl

@@ -90,7 +90,7 @@ std::string ReplayReportToJson(const ReplayReport& report) {
                                 {"notes", report.notes},
                                 {"note_count", report.note_count},
                                 {"duration_s", report.duration_s}};
-  return document.dump(2) + "\n";
+  return EncodeJson(document, 2) + "\n";
 }
 
 Expected<ReplayReport> ReplayReportFromJson(const std::string& text) {

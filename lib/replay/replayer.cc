@@ -156,6 +156,15 @@ class Replayer {
   }
 
   // For functions that return a TF_Bool or a pointer instead of a status.
+  // A failed allocation's error, saying what the replay's memory limit was:
+  // a trace can ask for any size, so the replaying process has one.
+  Expected<void> UnderTheLimit(Expected<void> outcome) const {
+    if (outcome || options_.memory_limit.empty()) return outcome;
+    return Fail(outcome.error().code(),
+                fmt::format("{}; the replay's process may use at most --memory-limit {}",
+                            outcome.error().message(), options_.memory_limit));
+  }
+
   bool CompareSuccess(size_t index, bool recorded_success, const Expected<void>& outcome) {
     if (recorded_success && !outcome) {
       Diverge(index, fmt::format("failed now ({}); it succeeded in the recording",
@@ -631,7 +640,10 @@ class Replayer {
                       index, record.size));
       return;
     }
-    if (!CompareSuccess(index, record.created != 0, outcome) || record.created == 0) return;
+    if (!CompareSuccess(index, record.created != 0, UnderTheLimit(outcome)) ||
+        record.created == 0) {
+      return;
+    }
     allocations_.insert_or_assign(record.created, std::move(allocation));
   }
 
@@ -647,8 +659,9 @@ class Replayer {
                       index, record.size));
       return;
     }
-    if (!CompareSuccess(index, record.created != 0,
-                        memory ? Expected<void>() : tl::unexpected(memory.error())) ||
+    if (!CompareSuccess(
+            index, record.created != 0,
+            UnderTheLimit(memory ? Expected<void>() : tl::unexpected(memory.error()))) ||
         record.created == 0) {
       return;
     }

@@ -23,6 +23,9 @@ struct ReplayOptions {
   bool lazy = false;  // RTLD_LAZY
   // Stop at the first divergence instead of counting the rest.
   bool stop_at_first = false;
+  // The memory limit the replaying process runs under, as the user would
+  // write it ("4GiB"); empty: none. An allocation that fails now says so.
+  std::string memory_limit;
 };
 
 // How far a replay has got, in memory a supervising parent can read after

@@ -79,9 +79,11 @@ Expected<ReplayReport> ReplayIsolated(const trace::Trace& trace, const RunReplay
   if (!progress) return tl::unexpected(progress.error());
   host::Journal journal(region->get());
 
+  ReplayOptions replay = options.replay;
+  replay.memory_limit = options.confinement.memory_limit_label;
   auto child = isolation::ChildProcess::Start(
       [&](int result_fd) {
-        auto report = ReplayTrace(trace, options.replay, journal, *progress->get());
+        auto report = ReplayTrace(trace, replay, journal, *progress->get());
         if (!report) {
           isolation::WriteResult(result_fd, isolation::EncodeChildError(report.error()));
           return kChildFailed;

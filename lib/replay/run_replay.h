@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "base/error.h"
 #include "isolation/confinement.h"
@@ -14,6 +15,13 @@
 #include "trace/trace_record.h"
 
 namespace sectl::replay {
+
+// The memory limit of the replaying process (isolation::Confinement's
+// memory_limit_bytes) when the user names none: a trace of a few records
+// can ask for allocations and copies of any size, and the cpu plugin's
+// device memory, like sectl's copy buffers, is the host's.
+inline constexpr uint64_t kDefaultReplayMemoryLimitBytes = uint64_t{4} << 30;
+inline constexpr std::string_view kDefaultReplayMemoryLimitLabel = "4GiB";
 
 struct RunReplayOptions {
   std::string trace_path;  // for the report

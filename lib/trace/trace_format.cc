@@ -190,9 +190,12 @@ enum class Outcome { kRead, kCutOff, kMalformed };
 
 class TraceDecoder {
  public:
-  explicit TraceDecoder(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  TraceDecoder(std::span<const std::byte> bytes, size_t max_records)
+      : bytes_(bytes), max_records_(max_records) {}
 
-  Expected<Trace> Decode() {
+  // The trace; with `reserve`, its records vector is reserved to hold that
+  // many (a first pass counted them), else records are counted, not kept.
+  Expected<Trace> Decode(std::optional<size_t> reserve) {
     Trace trace;
     if (auto checked = CheckMagicAndVersion(trace.header); !checked) {
       return tl::unexpected(checked.error());
@@ -206,8 +209,10 @@ class TraceDecoder {
       case Outcome::kMalformed:
         return tl::unexpected(*error_);
     }
+    if (reserve) trace.records.reserve(*reserve);
     RecordContext previous;
     while (position_ < bytes_.size()) {
+      const size_t record_start = position_;
       TraceRecord record;
       const Outcome outcome = ReadRecord(previous, record);
       if (outcome == Outcome::kCutOff) {
@@ -215,10 +220,19 @@ class TraceDecoder {
         break;
       }
       if (outcome == Outcome::kMalformed) return tl::unexpected(*error_);
-      trace.records.push_back(record);
+      if (records_read_ == max_records_) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("byte {}: more than {} records, the most sectl reads from one "
+                                "trace (each takes {} bytes in memory); record a shorter run",
+                                record_start, max_records_, sizeof(TraceRecord)));
+      }
+      ++records_read_;
+      if (reserve) trace.records.push_back(record);
     }
     return trace;
   }
+
+  size_t records_read() const { return records_read_; }
 
  private:
   Expected<void> CheckMagicAndVersion(TraceHeader& header) {
@@ -516,6 +530,8 @@ class TraceDecoder {
   }
 
   std::span<const std::byte> bytes_;
+  size_t max_records_;
+  size_t records_read_ = 0;
   size_t position_ = 0;
   uint32_t version_ = kTraceFormatVersion;  // the file's, once its header is read
   std::optional<Error> error_;
@@ -570,8 +586,13 @@ void AppendEncodedRecord(const TraceRecord& record, RecordContext& previous,
   out.insert(out.end(), encoded.begin(), encoded.begin() + static_cast<ptrdiff_t>(size));
 }
 
-Expected<Trace> DecodeTrace(std::span<const std::byte> bytes) {
-  return TraceDecoder(bytes).Decode();
+Expected<Trace> DecodeTrace(std::span<const std::byte> bytes, size_t max_records) {
+  // A record takes as little as 2 bytes in the file and 168 in
+  // memory: a first pass counts the records (and refuses too many) so the
+  // second keeps them in one allocation of exactly their size.
+  TraceDecoder counter(bytes, max_records);
+  if (auto counted = counter.Decode(std::nullopt); !counted) return counted;
+  return TraceDecoder(bytes, max_records).Decode(counter.records_read());
 }
 
 }  // namespace sectl::trace

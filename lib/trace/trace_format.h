@@ -24,6 +24,13 @@ inline constexpr uint32_t kTraceFormatVersion = 3;
 // numbers records use, so a trace stays readable when the enum is reordered.
 std::vector<std::byte> EncodeHeader(const TraceHeader& header);
 
+// The most records a reader keeps from one trace. A record can take as
+// little as 2 bytes in a file, and a real one about 19, but each takes
+// sizeof(TraceRecord) (168 bytes) in memory: this bounds what a
+// crafted file can make sectl allocate (672 MiB) while reading
+// real traces of millions of calls.
+inline constexpr size_t kMaxTraceRecords = size_t{1} << 22;
+
 // The most bytes one record takes encoded.
 inline constexpr size_t kMaxEncodedRecordBytes = 256;
 
@@ -54,7 +61,9 @@ void AppendEncodedRecord(const TraceRecord& record, RecordContext& previous,
 // an error naming the byte offset.
 //   kFailedPrecondition: not a trace ("not a sectl trace (...)"), a newer
 //     format version, or a function this sectl does not know;
-//   kInvalidArgument: malformed, or cut off inside the header.
-Expected<Trace> DecodeTrace(std::span<const std::byte> bytes);
+//   kInvalidArgument: malformed, cut off inside the header, or more than
+//     `max_records` records.
+Expected<Trace> DecodeTrace(std::span<const std::byte> bytes,
+                            size_t max_records = kMaxTraceRecords);
 
 }  // namespace sectl::trace

@@ -18,6 +18,7 @@
 
 #include "base/atomic_file.h"
 #include "base/file_digest.h"
+#include "base/text.h"
 #include "loader/exported_symbols.h"
 #include "trace/trace_writer.h"
 #include "validate/call.h"
@@ -27,6 +28,10 @@
 
 namespace sectl::validate {
 namespace {
+
+// The most of the vendor's SE_InitPlugin message the report quotes, as
+// sectl's host quotes a TF_Status message (host/tf_status_handle.h).
+constexpr size_t kMaxInitMessage = 4096;
 
 using InitPluginFunction = void (*)(SE_PlatformRegistrationParams*, TF_Status*);
 
@@ -168,9 +173,10 @@ void Layer::InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status)
   if (TF_GetCode(status) != TF_OK) {
     // The host rejects the plugin; nothing to wrap. The report says why, in
     // case the host gives up now (a later registration rewrites it).
+    // The vendor's message, cut as every report cuts a plugin's message.
     const char* message = TF_Message(status);
     WriteReport(fmt::format("SE_InitPlugin failed: {} {}", static_cast<int>(TF_GetCode(status)),
-                            message != nullptr ? message : ""));
+                            CutLongText(message != nullptr ? message : "", kMaxInitMessage)));
     return;
   }
 
