@@ -431,7 +431,7 @@ TEST_F(HostileInputTest, ACraftedReportsLongTextIsCutBySectlReport) {
   first["details"]["note"] = huge;
   const std::string edited = PathOf("edited.json");
   std::ofstream(edited, std::ios::binary) << report.dump();
-  for (const std::string format : {"table", "json", "junit"}) {
+  for (const std::string& format : {"table", "json", "junit"}) {
     SCOPED_TRACE(format);
     const CommandResult merged = RunSectl({"report", edited, "--report", format});
     EXPECT_EQ(merged.exit_code, 1) << merged.err;
@@ -439,7 +439,9 @@ TEST_F(HostileInputTest, ACraftedReportsLongTextIsCutBySectlReport) {
     EXPECT_TRUE(Contains(merged.out, "(2000003 bytes in all; cut at 65")) << merged.out.size();
     // JSON keeps the plugin's characters as data; what a person reads
     // writes them out.
-    if (format != "json") EXPECT_FALSE(Contains(merged.out, "\u202e")) << "a raw override";
+    if (format != "json") {
+      EXPECT_FALSE(Contains(merged.out, "\u202e")) << "a raw override";
+    }
   }
 }
 
