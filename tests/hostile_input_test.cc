@@ -431,7 +431,7 @@ TEST_F(HostileInputTest, ACraftedReportsLongTextIsCutBySectlReport) {
   first["details"]["note"] = huge;
   const std::string edited = PathOf("edited.json");
   std::ofstream(edited, std::ios::binary) << report.dump();
-  for (const std::string& format : {"table", "json", "junit"}) {
+  for (const char* format : {"table", "json", "junit"}) {
     SCOPED_TRACE(format);
     const CommandResult merged = RunSectl({"report", edited, "--report", format});
     EXPECT_EQ(merged.exit_code, 1) << merged.err;
