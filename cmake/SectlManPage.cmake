@@ -65,6 +65,7 @@ function(sectl_add_man_page executable)
     COMMENT "Generating the man page sectl.1 from sectl --help"
     VERBATIM)
   add_custom_target(sectl_man_page ALL DEPENDS ${page})
+  set_property(GLOBAL APPEND PROPERTY SECTL_INSTALLED_TARGETS sectl_man_page)
   install(CODE "include([[${prefixer}]])
                 sectl_install_man_page([[${template}]] [[${CMAKE_INSTALL_MANDIR}/man1]])")
   set_property(GLOBAL PROPERTY SECTL_MAN_PAGE ${page})
