@@ -472,6 +472,79 @@ TEST(RootCauses, AFunctionThatOnlyBlockedIsStillNamed) {
   EXPECT_TRUE(causes[0].failed.empty());
 }
 
+// A "; " inside parentheses separates items of one problem: the part of
+// a message about a function is never cut inside them.
+TEST(RootCauses, APartAboutAFunctionIsNeverCutInsideParentheses) {
+  CheckResult failed = Result("memcpy.dtoh", CheckStatus::kFail,
+                              "no pair round-tripped (sync_memcpy_htod and memcpy_dtoh: byte 0 "
+                              "differs; memcpy_htod and sync_memcpy_dtoh: byte 0 differs); "
+                              "memcpy_dtoh wrote past the end");
+  failed.culprits = {"SP_StreamExecutor.memcpy_dtoh", "SP_StreamExecutor.sync_memcpy_dtoh"};
+  const std::vector<RootCause> causes = SummarizeRootCauses({failed});
+  ASSERT_EQ(causes.size(), 2u);
+  EXPECT_EQ(causes[0].first_problem,
+            "no pair round-tripped (sync_memcpy_htod and memcpy_dtoh: byte 0 differs; "
+            "memcpy_htod and sync_memcpy_dtoh: byte 0 differs)");
+  EXPECT_EQ(causes[1].first_problem, causes[0].first_problem);
+  EXPECT_EQ(causes[0].first_problem_check, "memcpy.dtoh");
+}
+
+// A check whose every observation went through several suspects names
+// them together; a function another check caught alone comes first, and a
+// suspect caught alone is no longer "cannot tell".
+TEST(RootCauses, SuspectsTheEvidenceCannotSeparateAreNamedTogetherAfterDirectEvidence) {
+  CheckResult round_trips =
+      Result("memcpy.dtoh", CheckStatus::kFail, "no pair of copies round-tripped");
+  round_trips.culprits = {"SP_StreamExecutor.memcpy_dtoh"};
+  round_trips.details["cannot_tell"] = {
+      {"functions",
+       {"SP_StreamExecutor.memcpy_dtoh", "SP_StreamExecutor.sync_memcpy_dtoh",
+        "SP_StreamExecutor.memcpy_htod"}},
+      {"why", "every observation reads back through a device-to-host copy"}};
+  CheckResult blocked = Result("fill.memset", CheckStatus::kBlocked, "no pair round-tripped");
+  blocked.culprits = {"SP_StreamExecutor.memcpy_dtoh"};
+  CheckResult direct = Result("memory.allocate", CheckStatus::kFail, "allocate returned null");
+  direct.culprits = {"SP_StreamExecutor.allocate"};
+  direct.severity = CheckSeverity::kRecommended;
+
+  std::vector<RootCause> causes = SummarizeRootCauses({round_trips, blocked, direct});
+  ASSERT_EQ(causes.size(), 2u);
+  EXPECT_EQ(causes[0].function, "SP_StreamExecutor.allocate");
+  EXPECT_TRUE(causes[0].cannot_tell_from.empty());
+  EXPECT_EQ(causes[1].function, "SP_StreamExecutor.memcpy_dtoh");
+  EXPECT_EQ(causes[1].cannot_tell_from,
+            (std::vector<std::string>{"SP_StreamExecutor.sync_memcpy_dtoh",
+                                      "SP_StreamExecutor.memcpy_htod"}));
+  EXPECT_EQ(causes[1].cannot_tell_why,
+            "every observation reads back through a device-to-host copy");
+  EXPECT_EQ(DescribeSuspects(causes[1]),
+            "cannot tell SP_StreamExecutor.memcpy_dtoh from sync_memcpy_dtoh or memcpy_htod");
+  EXPECT_EQ(causes[1].blocked, std::vector<std::string>{"fill.memset"});
+
+  ConformReport report = EmptyReport();
+  report.results = {round_trips, blocked, direct};
+  report.summary = Summarize(report.results);
+  report.root_causes = causes;
+  const std::string table = RenderConformTable(report, {});
+  EXPECT_TRUE(
+      Contains(table,
+               "  cannot tell SP_StreamExecutor.memcpy_dtoh from sync_memcpy_dtoh or "
+               "memcpy_htod (required) — fails 1 required check, blocks 1 required check\n"))
+      << table;
+  EXPECT_TRUE(Contains(table, "      every observation reads back through a device-to-host copy\n"))
+      << table;
+  const json written = json::parse(ConformReportToJson(report));
+  EXPECT_EQ(written["root_causes"][1]["cannot_tell_from"].size(), 2u) << written.dump(2);
+
+  // Another check that caught memcpy_dtoh alone settles it.
+  CheckResult alone = Result("memcpy.dtoh_interior", CheckStatus::kFail, "byte 3 differs");
+  alone.culprits = {"SP_StreamExecutor.memcpy_dtoh"};
+  causes = SummarizeRootCauses({round_trips, alone});
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_TRUE(causes[0].cannot_tell_from.empty());
+  EXPECT_EQ(DescribeSuspects(causes[0]), "SP_StreamExecutor.memcpy_dtoh");
+}
+
 TEST(ConformTable, StartsWithTheRootCauses) {
   const std::string table = RenderConformTable(SampleReport(), {});
   const size_t causes = table.find("Root causes");

@@ -286,10 +286,14 @@ void WriteRootCauses(Writer& out, const ConformReport& report) {
     const bool fails_the_run = cause.required_failed + cause.required_blocked > 0;
     const std::string severity =
         fails_the_run ? out.Paint("required", "1;31") : std::string(SeverityName(cause.severity));
-    out.Line(fmt::format("  {} ({}) — {}", Writer::Clean(cause.function), severity,
+    out.Line(fmt::format("  {} ({}) — {}", Writer::Clean(DescribeSuspects(cause)), severity,
                          DescribeReach(cause)),
              4);
-    if (!cause.first_problem.empty()) {
+    if (!cause.cannot_tell_from.empty() && !cause.cannot_tell_why.empty()) {
+      // Why they are named together says more than the first of many wrong
+      // round trips; the check's row has those.
+      out.Line(fmt::format("      {}", Writer::Clean(cause.cannot_tell_why)), 6 + kHangingIndent);
+    } else if (!cause.first_problem.empty()) {
       out.Line(fmt::format("      {}", Writer::Clean(SplitLines(cause.first_problem).front())),
                6 + kHangingIndent);
     }
