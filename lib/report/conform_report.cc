@@ -151,6 +151,11 @@ Summary Summarize(const std::vector<CheckResult>& results) {
   return summary;
 }
 
+bool BlockedByACulprit(const CheckResult& result) {
+  return result.observed_status.value_or(result.status) == CheckStatus::kBlocked &&
+         !result.culprits.empty();
+}
+
 namespace {
 
 // `text` cut at each `separator` that is not inside parentheses.

@@ -122,6 +122,11 @@ struct CheckResult {
 // Call it once the severity is final (after --tf-version and escalation).
 void SettleStatus(CheckResult& result);
 
+// Whether a result is a check that could not run because of a function it
+// only uses: blocked (required), or not run (settled as a skip). Its report
+// row points at the root cause, where what stopped it is told once.
+bool BlockedByACulprit(const CheckResult& result);
+
 // One line of the root-cause summary: a plugin function, what went wrong in
 // it first, and every check it failed and blocked.
 struct RootCause {
