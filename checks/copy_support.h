@@ -436,6 +436,14 @@ class CopyBench {
     const SP_DeviceMemoryBase whole = memory.Slice(0, total);
 
     std::vector<std::string> failures;
+    // The copies of the pairs that returned wrong bytes without an error:
+    // each pair's writer and reader are equally suspect.
+    std::vector<abi::PluginFunction> suspects;
+    const auto note_suspect = [&](CopyForm form) {
+      if (std::find(suspects.begin(), suspects.end(), FunctionOf(form)) == suspects.end()) {
+        suspects.push_back(FunctionOf(form));
+      }
+    };
     // The functions this check only uses that failed or are avoided, in the
     // order met: the first blocks the check when no path is left.
     std::vector<abi::PluginFunction> broken;
@@ -461,7 +469,12 @@ class CopyBench {
         Remember(path);
         return FencedAllocation(std::move(memory), layout, path, std::move(background));
       }
-      if (const auto culprit = confirmed.error().culprit()) note_broken(*culprit);
+      if (const auto culprit = confirmed.error().culprit()) {
+        note_broken(*culprit);
+      } else {
+        note_suspect(path.writer);
+        note_suspect(path.reader);
+      }
       failures.push_back(fmt::format("{}: {}", path.Describe(), confirmed.error().message()));
     }
     const std::string what_failed = fmt::format(
@@ -469,6 +482,7 @@ class CopyBench {
         "device-to-host copy round-tripped a {}-byte allocation ({})",
         total, Join(failures));
     if (!broken.empty()) check_.Blocked(broken.front(), what_failed);
+    NoteCannotTell(suspects);
     if (!TestsAnyCopy()) {
       // Every pair returned wrong bytes without an error: which copy is at
       // fault cannot be told, but the first writer tried is the usual one.
@@ -560,6 +574,28 @@ class CopyBench {
       if (check_.Avoids(function) && !check_.Tests(function)) return function;
     }
     return std::nullopt;
+  }
+
+  // Every pair tried wrote through one of `suspects` and read back through
+  // another, and none said it failed: a corrupting writer and a corrupting
+  // reader look the same. The report names them together (report::RootCause's
+  // cannot_tell_from) instead of blaming whichever the check tests.
+  void NoteCannotTell(const std::vector<abi::PluginFunction>& suspects) {
+    if (suspects.size() < 2) return;
+    // The readers first: every observation ends in one.
+    std::vector<abi::PluginFunction> ordered(suspects);
+    std::stable_partition(ordered.begin(), ordered.end(), [](abi::PluginFunction function) {
+      return function == FunctionOf(CopyForm::kDtoH) || function == FunctionOf(CopyForm::kSyncDtoH);
+    });
+    nlohmann::json names = nlohmann::json::array();
+    for (const abi::PluginFunction function : ordered) {
+      names.push_back(std::string(abi::QualifiedName(function)));
+    }
+    check_.details()["cannot_tell"] = {
+        {"functions", std::move(names)},
+        {"why",
+         "every observation wrote through a host-to-device copy and read back through a "
+         "device-to-host one, and every pair came back wrong"}};
   }
 
   bool TestsAnyCopy() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/text.h"
+#include "base/text_layout.h"
 #include "report/conform_json.h"
 #include "report/conform_junit.h"
 #include "report/conform_table.h"
@@ -472,6 +473,79 @@ TEST(RootCauses, AFunctionThatOnlyBlockedIsStillNamed) {
   EXPECT_TRUE(causes[0].failed.empty());
 }
 
+// A "; " inside parentheses separates items of one problem: the part of
+// a message about a function is never cut inside them.
+TEST(RootCauses, APartAboutAFunctionIsNeverCutInsideParentheses) {
+  CheckResult failed = Result("memcpy.dtoh", CheckStatus::kFail,
+                              "no pair round-tripped (sync_memcpy_htod and memcpy_dtoh: byte 0 "
+                              "differs; memcpy_htod and sync_memcpy_dtoh: byte 0 differs); "
+                              "memcpy_dtoh wrote past the end");
+  failed.culprits = {"SP_StreamExecutor.memcpy_dtoh", "SP_StreamExecutor.sync_memcpy_dtoh"};
+  const std::vector<RootCause> causes = SummarizeRootCauses({failed});
+  ASSERT_EQ(causes.size(), 2u);
+  EXPECT_EQ(causes[0].first_problem,
+            "no pair round-tripped (sync_memcpy_htod and memcpy_dtoh: byte 0 differs; "
+            "memcpy_htod and sync_memcpy_dtoh: byte 0 differs)");
+  EXPECT_EQ(causes[1].first_problem, causes[0].first_problem);
+  EXPECT_EQ(causes[0].first_problem_check, "memcpy.dtoh");
+}
+
+// A check whose every observation went through several suspects names
+// them together; a function another check caught alone comes first, and a
+// suspect caught alone is no longer "cannot tell".
+TEST(RootCauses, SuspectsTheEvidenceCannotSeparateAreNamedTogetherAfterDirectEvidence) {
+  CheckResult round_trips =
+      Result("memcpy.dtoh", CheckStatus::kFail, "no pair of copies round-tripped");
+  round_trips.culprits = {"SP_StreamExecutor.memcpy_dtoh"};
+  round_trips.details["cannot_tell"] = {
+      {"functions",
+       {"SP_StreamExecutor.memcpy_dtoh", "SP_StreamExecutor.sync_memcpy_dtoh",
+        "SP_StreamExecutor.memcpy_htod"}},
+      {"why", "every observation reads back through a device-to-host copy"}};
+  CheckResult blocked = Result("fill.memset", CheckStatus::kBlocked, "no pair round-tripped");
+  blocked.culprits = {"SP_StreamExecutor.memcpy_dtoh"};
+  CheckResult direct = Result("memory.allocate", CheckStatus::kFail, "allocate returned null");
+  direct.culprits = {"SP_StreamExecutor.allocate"};
+  direct.severity = CheckSeverity::kRecommended;
+
+  std::vector<RootCause> causes = SummarizeRootCauses({round_trips, blocked, direct});
+  ASSERT_EQ(causes.size(), 2u);
+  EXPECT_EQ(causes[0].function, "SP_StreamExecutor.allocate");
+  EXPECT_TRUE(causes[0].cannot_tell_from.empty());
+  EXPECT_EQ(causes[1].function, "SP_StreamExecutor.memcpy_dtoh");
+  EXPECT_EQ(causes[1].cannot_tell_from,
+            (std::vector<std::string>{"SP_StreamExecutor.sync_memcpy_dtoh",
+                                      "SP_StreamExecutor.memcpy_htod"}));
+  EXPECT_EQ(causes[1].cannot_tell_why,
+            "every observation reads back through a device-to-host copy");
+  EXPECT_EQ(DescribeSuspects(causes[1]),
+            "cannot tell SP_StreamExecutor.memcpy_dtoh from sync_memcpy_dtoh or memcpy_htod");
+  EXPECT_EQ(causes[1].blocked, std::vector<std::string>{"fill.memset"});
+
+  ConformReport report = EmptyReport();
+  report.results = {round_trips, blocked, direct};
+  report.summary = Summarize(report.results);
+  report.root_causes = causes;
+  const std::string table = RenderConformTable(report, {});
+  EXPECT_TRUE(
+      Contains(table,
+               "  cannot tell SP_StreamExecutor.memcpy_dtoh from sync_memcpy_dtoh or "
+               "memcpy_htod (required) — fails 1 required check, blocks 1 required check\n"))
+      << table;
+  EXPECT_TRUE(Contains(table, "      every observation reads back through a device-to-host copy\n"))
+      << table;
+  const json written = json::parse(ConformReportToJson(report));
+  EXPECT_EQ(written["root_causes"][1]["cannot_tell_from"].size(), 2u) << written.dump(2);
+
+  // Another check that caught memcpy_dtoh alone settles it.
+  CheckResult alone = Result("memcpy.dtoh_interior", CheckStatus::kFail, "byte 3 differs");
+  alone.culprits = {"SP_StreamExecutor.memcpy_dtoh"};
+  causes = SummarizeRootCauses({round_trips, alone});
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_TRUE(causes[0].cannot_tell_from.empty());
+  EXPECT_EQ(DescribeSuspects(causes[0]), "SP_StreamExecutor.memcpy_dtoh");
+}
+
 TEST(ConformTable, StartsWithTheRootCauses) {
   const std::string table = RenderConformTable(SampleReport(), {});
   const size_t causes = table.find("Root causes");
@@ -849,16 +923,100 @@ TEST(ConformTable, ShowsWhatWentWrong) {
   EXPECT_TRUE(Contains(table, "init \\x01 done")) << table;
 }
 
-// A blocked check is one line that points at the root causes, where what
-// stopped it is told once; -v keeps its own account.
+// One broken basic, as faulty_create_stream_aborts has it: the check that
+// tests create_stream crashed, and every check that only uses it is blocked
+// with the same message, plugin log and calls.
+ConformReport OneBrokenBasicReport() {
+  ConformReport report = EmptyReport();
+  const std::string crash_message =
+      "the process crashed with SIGABRT in SP_StreamExecutor.create_stream (call #7)";
+  const std::string log = "vendor runtime 1.2 starting\nvendor: no stream slots left\n";
+  const std::vector<std::string> journal = {
+      "#6 SP_PlatformFns.get_device_count(0x1, 0x2) -> OK, 146 ns",
+      "#7 SP_StreamExecutor.create_stream(0x1, 0x2, 0x3) -> never returned"};
+  CheckResult tester = Result("stream.create_destroy", CheckStatus::kCrash, crash_message);
+  tester.culprits = {"SP_StreamExecutor.create_stream"};
+  tester.log = log;
+  tester.journal = journal;
+  report.results.push_back(tester);
+  for (const std::string id : {"callback.enqueued", "event.status_values", "fill.mem_zero",
+                               "concurrency.streams_in_parallel", "stream.in_order"}) {
+    CheckResult blocked = Result(id, CheckStatus::kBlocked, "blocked: " + crash_message);
+    blocked.title = "a title long enough that it would wrap at eighty columns, were it shown";
+    blocked.culprits = {"SP_StreamExecutor.create_stream"};
+    blocked.blocked_by_checks = {"stream.create_destroy"};
+    blocked.log = log;
+    blocked.journal = journal;
+    report.results.push_back(blocked);
+  }
+  report.summary = Summarize(report.results);
+  report.root_causes = SummarizeRootCauses(report.results);
+  return report;
+}
+
+size_t CountOf(const std::string& text, const std::string& fragment) {
+  size_t count = 0;
+  for (size_t at = text.find(fragment); at != std::string::npos; at = text.find(fragment, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+// A blocked check is one line that points at the root causes, at any
+// width; what stopped it (message, plugin log, calls) is told once; -v
+// keeps each check's own account.
 TEST(ConformTable, ABlockedCheckIsOneLine) {
-  const std::string table = RenderConformTable(SampleReport(), {});
-  EXPECT_TRUE(
-      Contains(table, "          blocked by SP_StreamExecutor.memcpy_dtoh: see Root causes\n"))
-      << table;
-  EXPECT_FALSE(Contains(table, "blocked: the process crashed")) << table;
-  const std::string verbose = RenderConformTable(SampleReport(), {.verbose = true});
-  EXPECT_TRUE(Contains(verbose, "blocked: the process crashed with SIGSEGV")) << verbose;
+  const ConformReport report = OneBrokenBasicReport();
+  for (const size_t width : {size_t{0}, size_t{80}, size_t{120}}) {
+    const std::string table = RenderConformTable(report, {.width = width});
+    const std::vector<std::string> lines = sectl::testing::LinesOf(table);
+    for (const CheckResult& result : report.results) {
+      if (result.status != CheckStatus::kBlocked) continue;
+      const auto row = std::find_if(lines.begin(), lines.end(), [&](const std::string& line) {
+        return Contains(line, "BLOCKED " + result.id + " ");
+      });
+      ASSERT_NE(row, lines.end()) << result.id << "\n" << table;
+      EXPECT_TRUE(Contains(*row, "blocked by ")) << *row;
+      EXPECT_TRUE(Contains(*row, "create_stream")) << *row;
+      if (width > 0) {
+        EXPECT_LE(sectl::DisplayWidth(*row), width) << *row;
+      }
+      // The next line is the next row or the end of the area: nothing of
+      // the check's own under it.
+      ASSERT_NE(row + 1, lines.end());
+      EXPECT_TRUE((row + 1)->empty() || (row + 1)->starts_with("  BLOCKED ")) << *(row + 1);
+    }
+    EXPECT_EQ(CountOf(table, "vendor: no stream slots left"), 1U) << table;
+    EXPECT_EQ(CountOf(table, "create_stream(0x1, 0x2, 0x3) -> never returned"), 1U) << table;
+    EXPECT_EQ(CountOf(table, "blocked: the process crashed"), 0U) << table;
+    EXPECT_EQ(CountOf(table, "were it shown"), 0U) << table;
+  }
+  // Wide enough, the row names the function in full and where to look.
+  EXPECT_TRUE(Contains(RenderConformTable(report, {}),
+                       "blocked by SP_StreamExecutor.create_stream: see Root causes\n"));
+  const std::string verbose = RenderConformTable(report, {.verbose = true});
+  EXPECT_EQ(CountOf(verbose, "blocked: the process crashed with SIGABRT"), 5U) << verbose;
+}
+
+// When only blocked checks speak of a function (no check that tests it
+// failed), their rows are one line each and the root cause tells the first
+// one's plugin calls and log, once.
+TEST(ConformTable, ACauseOnlyBlockedChecksSpeakOfTellsTheirStoryOnce) {
+  ConformReport report = OneBrokenBasicReport();
+  report.results.erase(report.results.begin());  // the crashed tester
+  report.summary = Summarize(report.results);
+  report.root_causes = SummarizeRootCauses(report.results);
+  ASSERT_EQ(report.root_causes.size(), 1U);
+  EXPECT_EQ(report.root_causes[0].first_problem_check, "callback.enqueued");
+  const std::string table = RenderConformTable(report, {.width = 80});
+  const size_t causes = table.find("Root causes");
+  const size_t first_area = table.find("\ncallback\n");
+  ASSERT_NE(causes, std::string::npos) << table;
+  ASSERT_NE(first_area, std::string::npos) << table;
+  EXPECT_EQ(CountOf(table, "vendor: no stream slots left"), 1U) << table;
+  EXPECT_EQ(CountOf(table, "create_stream(0x1, 0x2, 0x3) -> never returned"), 1U) << table;
+  const size_t log_at = table.find("vendor: no stream slots left");
+  EXPECT_TRUE(causes < log_at && log_at < first_area) << table;
 }
 
 TEST(ConformTable, VerboseShowsDetailsOfPassesToo) {

@@ -157,5 +157,68 @@ INSTANTIATE_TEST_SUITE_P(Field, FieldCopyFaults,
                                        {"SP_StreamExecutor.host_callback"}}),
                          [](const auto& info) { return info.param.fault; });
 
+// Issue 29, item 5: a plugin whose only defect is that both device-to-host
+// copies corrupt a byte. Every observation writes through a host-to-device
+// copy and reads back through a device-to-host one, so the evidence cannot
+// tell a corrupt read from a corrupt write: the root causes say so, once,
+// instead of blaming whichever copy a check tests (or the allocator), and
+// the first problem is never cut inside its parentheses.
+TEST(CorruptEveryDtoH, RootCausesSayWhatTheEvidenceCannotTellApart) {
+  const std::vector<std::string> arguments = {"conform",         FaultyPlugin("corrupt_every_dtoh"),
+                                              "--filter",        "memcpy.*:fill.*",
+                                              "--no-throughput", "--color=never"};
+  std::vector<std::string> as_json = arguments;
+  as_json.insert(as_json.end(), {"--report", "json"});
+  const CommandResult run = RunSectl(as_json);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const auto report = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << run.out << run.err;
+  const nlohmann::json& causes = report["root_causes"];
+  ASSERT_EQ(causes.size(), 1u) << causes.dump(2);
+  const nlohmann::json& cause = causes[0];
+  EXPECT_EQ(cause["function"], "SP_StreamExecutor.memcpy_dtoh") << cause.dump(2);
+  std::vector<std::string> others = cause["cannot_tell_from"];
+  std::sort(others.begin(), others.end());
+  EXPECT_EQ(others, (std::vector<std::string>{"SP_StreamExecutor.memcpy_htod",
+                                              "SP_StreamExecutor.sync_memcpy_dtoh",
+                                              "SP_StreamExecutor.sync_memcpy_htod"}))
+      << cause.dump(2);
+  EXPECT_NE(cause["cannot_tell_why"].get<std::string>().find("read back through a device-to-host"),
+            std::string::npos)
+      << cause.dump(2);
+  const std::string first_problem = cause["first_problem"];
+  EXPECT_EQ(std::count(first_problem.begin(), first_problem.end(), '('),
+            std::count(first_problem.begin(), first_problem.end(), ')'))
+      << first_problem;
+  // No check blames the allocator or a host-to-device copy on its own.
+  for (const auto& result : report["results"]) {
+    for (const auto& culprit : result["culprits"]) {
+      EXPECT_EQ(culprit, "SP_StreamExecutor.memcpy_dtoh") << result.dump(2);
+    }
+  }
+
+  const CommandResult table = RunWithColumns(arguments, "80");
+  EXPECT_EQ(table.exit_code, 1) << table.err;
+  const size_t section = table.out.find("Root causes\n");
+  ASSERT_NE(section, std::string::npos) << table.out;
+  const std::string causes_text =
+      table.out.substr(section, table.out.find("\n\n", section) - section);
+  EXPECT_NE(causes_text.find("  cannot tell SP_StreamExecutor.memcpy_dtoh from sync_memcpy_dtoh,"),
+            std::string::npos)
+      << causes_text;
+  EXPECT_NE(causes_text.find("every observation wrote through a host-to-device copy"),
+            std::string::npos)
+      << causes_text;
+  EXPECT_EQ(std::count(causes_text.begin(), causes_text.end(), '('),
+            std::count(causes_text.begin(), causes_text.end(), ')'))
+      << causes_text;
+  // One root cause: the other suspects are named in its line, not as causes.
+  size_t cause_lines = 0;
+  for (const std::string& line : LinesOf(causes_text)) {
+    cause_lines += line.starts_with("  ") && !line.starts_with("   ");
+  }
+  EXPECT_EQ(cause_lines, 1u) << causes_text;
+}
+
 }  // namespace
 }  // namespace sectl::testing

@@ -213,6 +213,52 @@ TEST(ConformHtmlTest, NonPassingChecksShowEveryFinding) {
   EXPECT_TRUE(Contains(page, "<li class=\"failed\"><span class=\"seq mono\">#1</span>"));
 }
 
+// The text of the <tbody> of check `id`.
+std::string RowOf(const std::string& page, const std::string& id) {
+  const size_t start = page.find("<tbody class=\"check\" id=\"check-" + id + "\"");
+  if (start == std::string::npos) return "";
+  return page.substr(start, page.find("</tbody>", start) - start);
+}
+
+// A blocked row points at its root cause in one line, without the call
+// timeline, backtrace or output; the check that failed on the cause keeps
+// them, and where only blocked checks speak of a cause its row in the root
+// causes tells the first one's story, once.
+TEST(ConformHtmlTest, ABlockedRowPointsAtItsRootCauseWhichTellsTheStoryOnce) {
+  ConformReport report = SampleReport();
+  CheckResult& blocked = report.results[2];
+  blocked.journal = {"#3 SP_StreamExecutor.memcpy_htod(0x1) -> never returned"};
+  blocked.details = {{"backtrace", {"frame0 blocked_only"}}};
+  blocked.log = "blocked check's output";
+  report.root_causes = SummarizeRootCauses(report.results);
+  std::string page = RenderConformHtml(report, Explain);
+  const std::string row = RowOf(page, "memory.allocate");
+  ASSERT_FALSE(row.empty()) << page;
+  EXPECT_TRUE(Contains(row,
+                       "Blocked by <code>SP_StreamExecutor.memcpy_htod</code>: see <a "
+                       "href=\"#cause-SP_StreamExecutor.memcpy_htod\">Root causes</a>"))
+      << row;
+  EXPECT_FALSE(Contains(row, "timeline")) << row;
+  EXPECT_FALSE(Contains(row, "backtrace")) << row;
+  EXPECT_FALSE(Contains(row, "blocked check&#39;s output")) << row;
+  EXPECT_FALSE(Contains(page, "frame0 blocked_only")) << page;
+  // The crash that blocked it keeps its own.
+  EXPECT_TRUE(Contains(RowOf(page, "memcpy.htod"), "frame0 sectl(+0x1f1b)"));
+  EXPECT_TRUE(Contains(page, "<tr id=\"cause-SP_StreamExecutor.memcpy_htod\">"));
+
+  // Without the crashed check, the root cause's row has the story, once.
+  report.results.erase(report.results.begin() + 1);
+  report.summary = Summarize(report.results);
+  report.root_causes = SummarizeRootCauses(report.results);
+  page = RenderConformHtml(report, Explain);
+  EXPECT_EQ(CountOf(page, "frame0 blocked_only"), 1u) << page;
+  EXPECT_EQ(CountOf(page, "blocked check&#39;s output"), 1u) << page;
+  const size_t cause = page.find("<tr id=\"cause-SP_StreamExecutor.memcpy_htod\">");
+  ASSERT_NE(cause, std::string::npos) << page;
+  EXPECT_LT(cause, page.find("frame0 blocked_only"));
+  EXPECT_LT(page.find("frame0 blocked_only"), page.find("id=\"checks\""));
+}
+
 TEST(ConformHtmlTest, AboutThisCheckComesFromTheCatalogue) {
   const std::string page = RenderConformHtml(SampleReport(), Explain);
   EXPECT_TRUE(Contains(page, "<summary>about this check</summary>"));

@@ -284,6 +284,18 @@ void WriteRunFacts(HtmlWriter& out, const ConformReport& report) {
 // ---------------------------------------------------------------------------
 // Root causes
 
+void WriteStory(HtmlWriter& out, const CheckResult& result);
+
+std::string CauseAnchor(std::string_view function) { return fmt::format("cause-{}", function); }
+
+// The result whose account a root cause's first problem came from.
+const CheckResult* SourceOf(const ConformReport& report, const RootCause& cause) {
+  for (const CheckResult& result : report.results) {
+    if (result.id == cause.first_problem_check) return &result;
+  }
+  return nullptr;
+}
+
 void CheckLinks(HtmlWriter& out, const std::vector<std::string>& ids) {
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i > 0) out.Text(", ");
@@ -301,9 +313,13 @@ void WriteRootCauses(HtmlWriter& out, const ConformReport& report) {
   out.Open("table", {{"class", "causes"}});
   out.Raw("<thead><tr><th>Function</th><th>First problem</th><th>Checks</th></tr></thead><tbody>");
   for (const RootCause& cause : report.root_causes) {
-    out.Open("tr");
+    out.Open("tr", {{"id", CauseAnchor(cause.function)}});
     out.Open("td");
-    out.Element("code", cause.function);
+    if (cause.cannot_tell_from.empty()) {
+      out.Element("code", cause.function);
+    } else {
+      out.Text(DescribeSuspects(cause));
+    }
     // A cause that fails or blocks a required check is why the run is not
     // conformant, whatever the severity of the check that tests it.
     const bool fails_the_run = cause.required_failed + cause.required_blocked > 0;
@@ -311,8 +327,13 @@ void WriteRootCauses(HtmlWriter& out, const ConformReport& report) {
                 {{"class", fails_the_run ? "tag fail" : "tag skip"}});
     out.Close("td");
     out.Open("td", {{"class", "message"}});
+    if (!cause.cannot_tell_why.empty()) out.Element("p", cause.cannot_tell_why);
     out.Text(cause.first_problem);
     out.Element("div", DescribeReach(cause), {{"class", "muted"}});
+    // Only checks it blocked speak of it, and their rows point here: the
+    // first one's plugin calls, backtrace and output are told here, once.
+    const CheckResult* source = SourceOf(report, cause);
+    if (source != nullptr && cause.failed.empty()) WriteStory(out, *source);
     out.Close("td");
     out.Open("td");
     const std::pair<std::string_view, const std::vector<std::string>*> groups[] = {
@@ -507,13 +528,8 @@ void WriteFacts(HtmlWriter& out, const CheckResult& result) {
   }
 }
 
-// Beneath a result that is not a pass: everything there is to know about it.
-void WriteFindings(HtmlWriter& out, const CheckResult& result) {
-  out.Open("tr");
-  out.Element("td", "");
-  out.Open("td", {{"colspan", "4"}, {"class", "findings"}});
-  if (!result.message.empty()) out.Element("p", result.message, {{"class", "message"}});
-  WriteFacts(out, result);
+// A result's plugin calls, backtrace, captured output and details.
+void WriteStory(HtmlWriter& out, const CheckResult& result) {
   WriteJournal(out, result.journal);
   WriteBacktrace(out, result.details);
   if (!result.log.empty()) {
@@ -525,6 +541,55 @@ void WriteFindings(HtmlWriter& out, const CheckResult& result) {
   if (!details.empty()) {
     out.Element("h3", "Details");
     out.Element("pre", EncodeJson(details, 2), {{"class", "details"}});
+  }
+}
+
+// Beneath a blocked check: one line that points at its root cause, where
+// the calls, backtrace and output are told once; its own account folded
+// away (the JSON has everything).
+void WriteBlockedFindings(HtmlWriter& out, const CheckResult& result) {
+  out.Open("p", {{"class", "message"}});
+  out.Text("Blocked by ");
+  out.Element("code", result.culprits.front());
+  out.Text(": see ");
+  out.Element("a", "Root causes", {{"href", "#" + CauseAnchor(result.culprits.front())}});
+  out.Close("p");
+  if (!result.blocked_by_checks.empty()) {
+    out.Open("div", {{"class", "fact"}});
+    out.Element("span", "The defect is reported by: ", {{"class", "label"}});
+    CheckLinks(out, result.blocked_by_checks);
+    out.Close("div");
+  }
+  if (!result.message.empty()) {
+    out.Open("details", {{"class", "earlier"}});
+    out.Element("summary", "what this check saw");
+    out.Element("p", result.message, {{"class", "message"}});
+    out.Close("details");
+  }
+}
+
+// Beneath a result that is not a pass: everything there is to know about it.
+void WriteFindings(HtmlWriter& out, const CheckResult& result) {
+  out.Open("tr");
+  out.Element("td", "");
+  out.Open("td", {{"colspan", "4"}, {"class", "findings"}});
+  if (BlockedByACulprit(result)) {
+    WriteBlockedFindings(out, result);
+  } else {
+    if (!result.message.empty()) out.Element("p", result.message, {{"class", "message"}});
+    WriteFacts(out, result);
+    const bool has_story = !result.journal.empty() || !result.log.empty() ||
+                           !(result.details.is_object() && result.details.empty());
+    if (result.status == CheckStatus::kSkip && has_story) {
+      // A skip's message says why; its calls are seldom what a reader of a
+      // skip looks for, so they stay folded.
+      out.Open("details", {{"class", "earlier"}});
+      out.Element("summary", "plugin calls and details");
+      WriteStory(out, result);
+      out.Close("details");
+    } else {
+      WriteStory(out, result);
+    }
   }
   out.Close("td");
   out.Close("tr");

@@ -69,7 +69,10 @@ OrderedJson RootCausesToJson(const std::vector<RootCause>& causes) {
                     {"blocked", cause.blocked},
                     {"warned", cause.warned},
                     {"required_failed", cause.required_failed},
-                    {"required_blocked", cause.required_blocked}});
+                    {"required_blocked", cause.required_blocked},
+                    {"first_problem_check", cause.first_problem_check},
+                    {"cannot_tell_from", cause.cannot_tell_from},
+                    {"cannot_tell_why", cause.cannot_tell_why}});
   }
   return list;
 }

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace sectl::report {
 
@@ -147,6 +151,67 @@ Summary Summarize(const std::vector<CheckResult>& results) {
   return summary;
 }
 
+bool BlockedByACulprit(const CheckResult& result) {
+  return result.observed_status.value_or(result.status) == CheckStatus::kBlocked &&
+         !result.culprits.empty();
+}
+
+namespace {
+
+// `text` cut at each `separator` that is not inside parentheses.
+std::vector<std::string> SplitOutsideParentheses(std::string_view text,
+                                                 std::string_view separator) {
+  std::vector<std::string> parts;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')' && depth > 0) --depth;
+    if (depth == 0 && text.substr(i).starts_with(separator)) {
+      parts.emplace_back(text.substr(start, i - start));
+      start = i + separator.size();
+      i = start - 1;
+    }
+  }
+  parts.emplace_back(text.substr(start));
+  return parts;
+}
+
+// The other functions a result could not tell `function` from, and why
+// (details.cannot_tell, written by a check whose every observation went
+// through several suspects); none when it caught `function` alone.
+struct CannotTell {
+  std::vector<std::string> others;
+  std::string why;
+};
+
+CannotTell CannotTellOf(const CheckResult& result, const std::string& function) {
+  CannotTell cannot_tell;
+  if (!result.details.is_object()) return cannot_tell;
+  const auto entry = result.details.find("cannot_tell");
+  if (entry == result.details.end() || !entry->is_object()) return cannot_tell;
+  const auto functions = entry->find("functions");
+  const auto why = entry->find("why");
+  if (functions == entry->end() || !functions->is_array()) return cannot_tell;
+  bool named = false;
+  std::vector<std::string> others;
+  for (const auto& name : *functions) {
+    if (!name.is_string()) continue;
+    if (name.get<std::string>() == function) {
+      named = true;
+    } else {
+      others.push_back(name.get<std::string>());
+    }
+  }
+  // A suspect list that leaves the culprit out says nothing about it.
+  if (!named) return cannot_tell;
+  cannot_tell.others = std::move(others);
+  if (why != entry->end() && why->is_string()) cannot_tell.why = why->get<std::string>();
+  return cannot_tell;
+}
+
+}  // namespace
+
 std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& results) {
   std::vector<RootCause> causes;
   auto cause_of = [&causes](const std::string& function) -> RootCause& {
@@ -162,22 +227,21 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
     return true;
   };
   // A message may list problems in several functions ("a; b"): each
-  // function's line keeps the part that names it.
+  // function's line keeps the part that names it. A "; " inside
+  // parentheses separates items of one problem, not problems.
   auto part_about = [](const std::string& message, const std::string& function) {
     const std::string member = function.substr(function.find('.') + 1);
-    size_t start = 0;
-    while (start < message.size()) {
-      size_t end = message.find("; ", start);
-      if (end == std::string::npos) end = message.size();
-      std::string part = message.substr(start, end - start);
+    for (const std::string& part : SplitOutsideParentheses(message, "; ")) {
       if (part.find(member) != std::string::npos) return part;
-      start = end + 2;
     }
     return message;
   };
   // The severity of the check each first_problem came from: a required
   // check's account of the defect replaces a recommended one's.
   std::vector<CheckSeverity> first_problem_severity;
+  // Whether some check caught the function alone: failed or warned on it
+  // without naming other suspects it cannot be told from.
+  std::vector<bool> caught_alone;
   for (const auto& result : results) {
     // What the check observed, whatever its settled status says.
     const CheckStatus observed = result.observed_status.value_or(result.status);
@@ -190,12 +254,23 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
       const auto index = static_cast<size_t>(&cause - causes.data());
       if (first_problem_severity.size() <= index) {
         first_problem_severity.resize(index + 1, CheckSeverity::kInfo);
+        caught_alone.resize(index + 1, false);
       }
       const bool better = cause.first_problem.empty() ||
                           (failed && result.severity < first_problem_severity[index]);
       if (better && !blocked) {
         cause.first_problem = part_about(result.message, function);
+        cause.first_problem_check = result.id;
         first_problem_severity[index] = result.severity;
+      }
+      if (!blocked) {
+        const CannotTell suspects = CannotTellOf(result, function);
+        if (suspects.others.empty()) {
+          caught_alone[index] = true;
+        } else {
+          for (const std::string& other : suspects.others) add_once(cause.cannot_tell_from, other);
+          if (cause.cannot_tell_why.empty()) cause.cannot_tell_why = suspects.why;
+        }
       }
       std::vector<std::string>& list =
           failed ? cause.failed : (blocked ? cause.blocked : cause.warned);
@@ -207,20 +282,31 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
       }
     }
   }
-  for (auto& cause : causes) {
+  for (size_t index = 0; index < causes.size(); ++index) {
+    RootCause& cause = causes[index];
+    // One check that caught it alone outweighs any that could not tell.
+    if (index < caught_alone.size() && caught_alone[index]) {
+      cause.cannot_tell_from.clear();
+      cause.cannot_tell_why.clear();
+    }
     if (cause.first_problem.empty()) {
       // Only blocked checks speak of it: say what stopped the first.
       for (const auto& result : results) {
         if (result.observed_status.value_or(result.status) == CheckStatus::kBlocked &&
             !result.culprits.empty() && result.culprits.front() == cause.function) {
           cause.first_problem = result.message;
+          cause.first_problem_check = result.id;
           break;
         }
       }
     }
   }
-  // What fails the run first, then failures, then the widest reach.
+  // The functions caught alone first, then what fails the run, then
+  // failures, then the widest reach.
   std::stable_sort(causes.begin(), causes.end(), [](const RootCause& a, const RootCause& b) {
+    if (a.cannot_tell_from.empty() != b.cannot_tell_from.empty()) {
+      return a.cannot_tell_from.empty();
+    }
     const bool a_required = a.required_failed + a.required_blocked > 0;
     const bool b_required = b.required_failed + b.required_blocked > 0;
     if (a_required != b_required) return a_required;
@@ -228,6 +314,19 @@ std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& resul
     return a.failed.size() + a.blocked.size() > b.failed.size() + b.blocked.size();
   });
   return causes;
+}
+
+std::string DescribeSuspects(const RootCause& cause) {
+  if (cause.cannot_tell_from.empty()) return cause.function;
+  // The others by their member name where they share the cause's struct.
+  const std::string prefix = cause.function.substr(0, cause.function.find('.') + 1);
+  std::string others;
+  for (size_t i = 0; i < cause.cannot_tell_from.size(); ++i) {
+    const std::string& other = cause.cannot_tell_from[i];
+    if (i > 0) others += i + 1 == cause.cannot_tell_from.size() ? " or " : ", ";
+    others += !prefix.empty() && other.starts_with(prefix) ? other.substr(prefix.size()) : other;
+  }
+  return fmt::format("cannot tell {} from {}", cause.function, others);
 }
 
 std::string DescribeReach(const RootCause& cause) {

@@ -122,6 +122,11 @@ struct CheckResult {
 // Call it once the severity is final (after --tf-version and escalation).
 void SettleStatus(CheckResult& result);
 
+// Whether a result is a check that could not run because of a function it
+// only uses: blocked (required), or not run (settled as a skip). Its report
+// row points at the root cause, where what stopped it is told once.
+bool BlockedByACulprit(const CheckResult& result);
+
 // One line of the root-cause summary: a plugin function, what went wrong in
 // it first, and every check it failed and blocked.
 struct RootCause {
@@ -135,12 +140,25 @@ struct RootCause {
   CheckSeverity severity = CheckSeverity::kInfo;
   int required_failed = 0;   // of `failed`, the required checks
   int required_blocked = 0;  // of `blocked`, the required checks
+  // The check whose account gave first_problem: where the whole story
+  // (its message, plugin calls, backtrace and log) is told once.
+  std::string first_problem_check;
+  // The functions the evidence cannot tell this one from, and why: every
+  // observation against it went through them too (a corrupt read looks like
+  // a corrupt write). Empty when some check caught this function alone.
+  std::vector<std::string> cannot_tell_from;
+  std::string cannot_tell_why;
 };
 
-// The summary a report starts with: one entry per faulty function, the
-// most far-reaching first. Derived from the results, so merged shards get
+// The summary a report starts with: one entry per faulty function, those
+// caught alone first, then the most far-reaching. Derived from the results, so merged shards get
 // the same summary as one run.
 std::vector<RootCause> SummarizeRootCauses(const std::vector<CheckResult>& results);
+
+// For a cause the evidence cannot separate from others, who it is, for
+// people: "cannot tell SP_StreamExecutor.memcpy_dtoh from sync_memcpy_dtoh
+// or memcpy_htod"; else its function.
+std::string DescribeSuspects(const RootCause& cause);
 
 // How far a root cause reaches, for people: "fails 1 required check, blocks
 // 28 required checks and 2 not required, 1 warning".

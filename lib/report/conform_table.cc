@@ -199,6 +199,20 @@ void WriteInterrupted(Writer& out, const ConformReport& report) {
                        UnfinishedByInterruption(report) == 1 ? "is" : "are"));
 }
 
+// What a blocked check's row says in place of its title, the longest form
+// that fits in `columns`: what stopped it is told once, in the root causes
+// (and by the check that tests the function).
+std::string BlockedText(const CheckResult& result, size_t columns) {
+  const std::string function = Writer::Clean(result.culprits.front());
+  const std::string member = function.substr(function.find('.') + 1);
+  for (const std::string& text : {fmt::format("blocked by {}: see Root causes", function),
+                                  fmt::format("blocked by {}: see Root causes", member),
+                                  fmt::format("blocked by {}", member)}) {
+    if (DisplayWidth(text) <= columns) return text;
+  }
+  return Abbreviate(fmt::format("blocked by {}", member), columns);
+}
+
 // A result's row: status, id, title and marks. On a terminal a passing
 // check's row stays one line, its title abbreviated if need be (`sectl
 // explain`, --verbose and the JSON have it whole); other rows wrap.
@@ -218,7 +232,13 @@ std::string ResultLine(const Writer& out, const CheckResult& result, size_t id_w
   std::string title = Writer::Clean(result.title);
   const size_t width = out.style().width;
   const size_t taken = DisplayWidth(row_start) + DisplayWidth(marks);
-  if (width > taken && result.status == CheckStatus::kPass && !out.style().verbose) {
+  // A blocked check is one line, which says what blocked it; -v and the
+  // JSON keep its title and its own account.
+  if (BlockedByACulprit(result) && !out.style().verbose) {
+    // Width 0: no wrapping, so anything fits.
+    const size_t columns = width == 0 ? SIZE_MAX : (width > taken ? width - taken : 0);
+    title = BlockedText(result, columns);
+  } else if (width > taken && result.status == CheckStatus::kPass && !out.style().verbose) {
     title = Abbreviate(title, width - taken);
   }
   return row_start + title + marks;
@@ -241,21 +261,9 @@ void WriteLogHead(Writer& out, std::string_view log) {
   }
 }
 
-// Whether a result is a check that could not run because of a function
-// another check tests: blocked (required), or not run (settled as a skip).
-bool BlockedByACulprit(const CheckResult& result) {
-  return result.observed_status.value_or(result.status) == CheckStatus::kBlocked &&
-         !result.culprits.empty();
-}
-
 void WriteDetails(Writer& out, const CheckResult& result) {
-  // A blocked check is one line: what stopped it is told once, in the root
-  // causes (and by the check that tests the function); -v and the JSON have
-  // each blocked check's own account.
-  if (BlockedByACulprit(result) && !out.style().verbose) {
-    out.Indented(fmt::format("blocked by {}: see Root causes", Writer::Clean(result.culprits[0])));
-    return;
-  }
+  // A blocked check's row said it all (ResultLine).
+  if (BlockedByACulprit(result) && !out.style().verbose) return;
   // The JSON keeps every finding; here a finding repeated for every size
   // or offset is shown once, unless --verbose asks for all.
   if (!result.message.empty()) {
@@ -273,6 +281,14 @@ void WriteDetails(Writer& out, const CheckResult& result) {
   }
 }
 
+// The result whose account a root cause's first problem came from.
+const CheckResult* SourceOf(const ConformReport& report, const RootCause& cause) {
+  for (const CheckResult& result : report.results) {
+    if (result.id == cause.first_problem_check) return &result;
+  }
+  return nullptr;
+}
+
 // The summary a reader needs first: each faulty plugin function once, with
 // what it broke and how many checks could not run without it, so that one
 // broken basic does not read as a dozen defects.
@@ -286,12 +302,23 @@ void WriteRootCauses(Writer& out, const ConformReport& report) {
     const bool fails_the_run = cause.required_failed + cause.required_blocked > 0;
     const std::string severity =
         fails_the_run ? out.Paint("required", "1;31") : std::string(SeverityName(cause.severity));
-    out.Line(fmt::format("  {} ({}) — {}", Writer::Clean(cause.function), severity,
+    out.Line(fmt::format("  {} ({}) — {}", Writer::Clean(DescribeSuspects(cause)), severity,
                          DescribeReach(cause)),
              4);
-    if (!cause.first_problem.empty()) {
+    const CheckResult* source = SourceOf(report, cause);
+    if (!cause.cannot_tell_from.empty() && !cause.cannot_tell_why.empty()) {
+      // Why they are named together says more than the first of many wrong
+      // round trips; the check's row has those.
+      out.Line(fmt::format("      {}", Writer::Clean(cause.cannot_tell_why)), 6 + kHangingIndent);
+    } else if (!cause.first_problem.empty()) {
       out.Line(fmt::format("      {}", Writer::Clean(SplitLines(cause.first_problem).front())),
                6 + kHangingIndent);
+    }
+    // Only checks it blocked speak of it, and their rows are one line each:
+    // the first one's plugin calls and log are told here, once.
+    if (source != nullptr && cause.failed.empty() && !out.style().verbose) {
+      if (!source->journal.empty()) WriteJournalTail(out, source->journal);
+      if (!source->log.empty()) WriteLogHead(out, source->log);
     }
   }
 }
