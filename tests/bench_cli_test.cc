@@ -230,6 +230,41 @@ TEST(BenchCompareTest, TheGatePassesOnItselfAndFailsOnABetterPast) {
   std::filesystem::remove(saved);
 }
 
+// A gate that could judge only a minority of the results neither passes nor
+// fails: it says inconclusive, with exit status 3. Built from a saved
+// report, not from load: two of its three results are marked not
+// measurable (so not comparable), and the third is a thousand times slower
+// than any run, so the new run cannot regress against it.
+TEST(BenchCompareTest, TheGateIsInconclusiveWhenMostResultsCannotBeJudged) {
+  const std::string saved = TemporaryPath("bench_inconclusive.json");
+  const std::vector<std::string> sizes = {"--sizes", "4KiB,8KiB,16KiB", "--direction", "d2d"};
+  std::vector<std::string> baseline = Command(
+      {"bench", "memcpy", ReferencePlugin("sectl_minimal"), "--report", "json", "-o", saved});
+  baseline.insert(baseline.end(), sizes.begin(), sizes.end());
+  const auto first = RunSectl(baseline);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+
+  auto document = nlohmann::json::parse(ReadFile(saved));
+  ASSERT_EQ(document["results"].size(), 3u);
+  auto& slow = document["results"][0];
+  for (const char* key : {"median_gbps", "p5_gbps", "p95_gbps", "min_gbps", "max_gbps"})
+    slow[key] = slow[key].get<double>() / 1000;
+  for (auto& value : slow["values_gbps"]) value = value.get<double>() / 1000;
+  for (const int unjudged : {1, 2}) {
+    document["results"][unjudged]["not_measurable"] = "signalled done before its bytes arrived";
+  }
+  std::ofstream(saved) << document.dump();
+
+  std::vector<std::string> gate =
+      Command({"bench", "memcpy", ReferencePlugin("sectl_minimal"), "--compare", saved});
+  gate.insert(gate.end(), sizes.begin(), sizes.end());
+  const auto result = RunSectl(gate);
+  EXPECT_EQ(result.exit_code, 3) << result.out << result.err;
+  EXPECT_NE(result.out.find("INCONCLUSIVE: 2 of 3 results could not be judged"), std::string::npos)
+      << result.out;
+  std::filesystem::remove(saved);
+}
+
 // The gate catches a plugin whose copies became slower: faulty_copies_25_
 // percent_slower is sectl_minimal with every copy spinning to 1.25x its
 // time (more at the smallest sizes, where the clock reads add to it).

@@ -416,6 +416,66 @@ TEST(ComparisonToJson, CarriesThePValueAndTheTest) {
   EXPECT_EQ(json["unstable"], 0);
 }
 
+// Five h2d sizes with settled samples around 10 GB/s; the first
+// `unsettled` of them not stable and around 8 GB/s (20% lower, as a run
+// under load may be); written to JSON and read back, as the gate reads a
+// saved report.
+BenchReport FiveSizes(int unsettled) {
+  BenchReport report = Provenance("memcpy");
+  for (int i = 0; i < 5; ++i) {
+    BandwidthResult result = Bandwidth(Direction::kHostToDevice, HostMemory::kPinned,
+                                       CopyMode::kAsync, (4 * kKiB) << i, 10);
+    result.stable = i >= unsettled;
+    result.gbps = Describe(Around(result.stable ? 10 : 8, 0.02, 25, 10 + i));
+    report.results.push_back(result);
+  }
+  Expected<BenchReport> read = ParseBenchReport(BenchReportToJsonText(report));
+  EXPECT_TRUE(read) << read.error().message();
+  return read ? *read : BenchReport{};
+}
+
+TEST(JudgeGate, MostResultsUnstableIsInconclusiveNotPassed) {
+  const Comparison comparison = Compare(FiveSizes(0), FiveSizes(3));
+  EXPECT_EQ(comparison.unstable, 3);
+  EXPECT_EQ(comparison.regressions, 0);
+  EXPECT_EQ(ResultsNotJudged(comparison), 3);
+  EXPECT_EQ(ResultsInBoth(comparison), 5);
+  EXPECT_EQ(JudgeGate(comparison), GateVerdict::kInconclusive);
+  const std::string table = RenderComparison(comparison);
+  EXPECT_TRUE(Contains(table, "INCONCLUSIVE: 3 of 5 results could not be judged")) << table;
+  EXPECT_FALSE(Contains(table, "passed")) << table;
+  EXPECT_EQ(ComparisonToJson(comparison)["verdict"], "inconclusive");
+}
+
+TEST(JudgeGate, HalfOrFewerUnjudgedStillPasses) {
+  const Comparison comparison = Compare(FiveSizes(0), FiveSizes(2));
+  EXPECT_EQ(comparison.unstable, 2);
+  EXPECT_EQ(JudgeGate(comparison), GateVerdict::kPassed);
+  EXPECT_TRUE(Contains(RenderComparison(comparison), "— passed"));
+  EXPECT_EQ(ComparisonToJson(comparison)["verdict"], "passed");
+}
+
+TEST(JudgeGate, NotComparableResultsAreNotJudgedEither) {
+  BenchReport now = FiveSizes(1);
+  for (int i = 1; i < 3; ++i) {
+    now.results[i].not_measurable = "signalled done before its bytes arrived";
+  }
+  const Comparison comparison = Compare(FiveSizes(0), now);
+  EXPECT_EQ(comparison.unstable, 1);
+  EXPECT_EQ(comparison.not_comparable, 2);
+  EXPECT_EQ(JudgeGate(comparison), GateVerdict::kInconclusive);
+}
+
+TEST(JudgeGate, ARegressionFailsTheGateHoweverManyAreUnstable) {
+  // The fifth size is stable in both and 30% slower; the first three unsettled.
+  BenchReport now = FiveSizes(3);
+  now.results[4].gbps = Describe(Around(7, 0.02, 25, 77));
+  const Comparison comparison = Compare(FiveSizes(0), now);
+  EXPECT_EQ(comparison.regressions, 1);
+  EXPECT_EQ(JudgeGate(comparison), GateVerdict::kFailed);
+  EXPECT_TRUE(Contains(RenderComparison(comparison), "— FAILED"));
+}
+
 TEST(FormatPValue, TwoSignificantDigitsAndAFloor) {
   EXPECT_EQ(FormatPValue(0.3124), "0.31");
   EXPECT_EQ(FormatPValue(0.0123), "0.012");

@@ -98,7 +98,9 @@ TEST(Conform, BothReferencePluginsPassEverything) {
         Conform(name == "sectl_cpu" ? std::vector<std::string>{}
                                     : std::vector<std::string>{ReferencePlugin(name)},
                 0);
-    EXPECT_EQ(report["schema_version"], 5);
+    EXPECT_EQ(report["schema_version"], 6);
+    EXPECT_EQ(report["device"], "ordinal 0");
+    EXPECT_EQ(report["subject"], "TensorFlow latest");
     EXPECT_TRUE(report["load_error"].is_null());
     EXPECT_GE(report["results"].size(), 4u);
     std::map<std::string, std::string> skipped;
@@ -383,6 +385,28 @@ TEST_F(ConformTest, ReportMergesShardsAndRefusesMixedPlugins) {
   const CommandResult mixed = RunSectl({"report", shards[0], other});
   EXPECT_EQ(mixed.exit_code, 2);
   EXPECT_NE(mixed.err.find("different plugins"), std::string::npos) << mixed.err;
+}
+
+// The bundled plugin has two devices: a report of each is no shard of one
+// run, and merging them is refused, naming both devices.
+TEST_F(ConformTest, ReportRefusesToMergeRunsOnDifferentDevices) {
+  std::vector<std::string> runs;
+  for (const std::string device : {"0", "1"}) {
+    runs.push_back(PathOf("device" + device + ".json"));
+    const CommandResult run = RunSectl({"conform", "--filter", "device.count", "--no-throughput",
+                                        "--device", device, "--report", "json", "-o", runs.back()});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(json::parse(Read(runs.back()))["device"], "ordinal " + device);
+  }
+  const CommandResult table = RunSectl({"report", runs[1]});
+  EXPECT_NE(table.out.find("\nDevice      ordinal 1\n"), std::string::npos) << table.out;
+  const CommandResult mixed = RunSectl({"report", runs[0], runs[1]});
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.out;
+  EXPECT_TRUE(mixed.out.empty()) << mixed.out;
+  EXPECT_NE(mixed.err.find("reports are of different devices under test (ordinal 0 vs ordinal 1)"),
+            std::string::npos)
+      << mixed.err;
+  EXPECT_EQ(std::count(mixed.err.begin(), mixed.err.end(), '\n'), 1) << mixed.err;
 }
 
 TEST(Conform, InProcessIsolationRunsTheSameChecks) {

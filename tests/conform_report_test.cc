@@ -62,6 +62,8 @@ ConformReport EmptyReport() {
   report.duration_s = 12.5;
   report.profile = "tensorflow";
   report.tf_version = "2.10";
+  report.device = "ordinal 0";
+  report.subject = "TensorFlow 2.10";
   return report;
 }
 
@@ -324,21 +326,36 @@ TEST(ConformThroughput, NotMeasurableAndSkippedAreSaidNotNumbered) {
 TEST(ConformJson, WritesTheDocumentedKeysInOrder) {
   const std::string text = ConformReportToJson(SampleReport());
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 5,\n  \"kind\": \"sectl.conform\",\n  "
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 6,\n  \"kind\": \"sectl.conform\",\n  "
                        "\"verdict\": \"not_conformant\",\n",
                        0),
             0u);
   const auto document = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
   for (const auto& item : document.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{
-                      "schema_version", "kind",           "verdict",
-                      "tool",           "plugin",         "host",
-                      "command_line",   "confinement",    "started_at",
-                      "duration_s",     "profile",        "tf_version",
-                      "load_error",     "interrupted",    "summary",
-                      "root_causes",    "results",        "throughput",
-                      "selection",      "missing_shards", "learned_before_checks"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema_version",
+                                            "kind",
+                                            "verdict",
+                                            "tool",
+                                            "plugin",
+                                            "host",
+                                            "command_line",
+                                            "confinement",
+                                            "started_at",
+                                            "duration_s",
+                                            "profile",
+                                            "tf_version",
+                                            "device",
+                                            "subject",
+                                            "load_error",
+                                            "interrupted",
+                                            "summary",
+                                            "root_causes",
+                                            "results",
+                                            "throughput",
+                                            "selection",
+                                            "missing_shards",
+                                            "learned_before_checks"}));
   EXPECT_TRUE(document["load_error"].is_null());
   EXPECT_TRUE(document["interrupted"].is_null());
   EXPECT_EQ(document["results"][0]["baseline"], "");
@@ -381,8 +398,12 @@ TEST(ConformJson, SchemaRejectsDrift) {
   ExpectRejectedBySchema(missing);
 
   json newer = SampleJson();
-  newer["schema_version"] = 6;
+  newer["schema_version"] = 7;
   ExpectRejectedBySchema(newer);
+
+  json deviceless = SampleJson();
+  deviceless.erase("device");
+  ExpectRejectedBySchema(deviceless);
 
   json unblamed = SampleJson();
   unblamed["root_causes"][0].erase("blocked");
@@ -404,10 +425,10 @@ TEST(ConformJson, RefusesAnotherKindOfReport) {
 
 TEST(ConformJson, NamesTheSchemaVersionFoundAndSupported) {
   json newer = SampleJson();
-  newer["schema_version"] = 6;
+  newer["schema_version"] = 7;
   const std::string error = FromJsonError(newer.dump());
-  EXPECT_TRUE(Contains(error, "schema_version 6")) << error;
-  EXPECT_TRUE(Contains(error, "reads schema_version 1 to 5")) << error;
+  EXPECT_TRUE(Contains(error, "schema_version 7")) << error;
+  EXPECT_TRUE(Contains(error, "reads schema_version 1 to 6")) << error;
 }
 
 // Version 1 had no blocked status, root causes or culprits; such reports
@@ -426,6 +447,32 @@ TEST(ConformJson, ReadsVersionOneReports) {
   ASSERT_TRUE(read) << read.error().message();
   EXPECT_EQ(read->results.size(), 2u);
   EXPECT_TRUE(read->results[0].culprits.empty());
+}
+
+TEST(ConformJson, KeepsTheDeviceAndSubject) {
+  const Expected<ConformReport> read = ConformReportFromJson(ConformReportToJson(SampleReport()));
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(read->device, "ordinal 0");
+  EXPECT_EQ(read->subject, "TensorFlow 2.10");
+}
+
+// Version 5 named the device only in its command line and implied the
+// subject: still read, the device unknown and the subject the profile's.
+TEST(ConformJson, ReadsVersionFiveReportsWithoutDeviceOrSubject) {
+  for (const auto& [profile, subject] :
+       {std::pair{"tensorflow", "TensorFlow 2.10"},
+        std::pair{"tvm-device-api", "TVM's DeviceAPI contract"},
+        std::pair{"tvm-c-device", "TVM's C Device API (RFC 0031)"}}) {
+    json old = json::parse(ConformReportToJson(PassingReport()));
+    old["schema_version"] = 5;
+    old["profile"] = profile;
+    old.erase("device");
+    old.erase("subject");
+    const Expected<ConformReport> read = ConformReportFromJson(old.dump());
+    ASSERT_TRUE(read) << read.error().message();
+    EXPECT_EQ(read->device, "");
+    EXPECT_EQ(read->subject, subject);
+  }
 }
 
 TEST(ConformJson, KeepsRootCauses) {
@@ -1026,6 +1073,23 @@ TEST(ConformTable, VerboseShowsDetailsOfPassesToo) {
   EXPECT_TRUE(Contains(RenderConformTable(report, {.verbose = true}), "all 17 sizes"));
 }
 
+TEST(ConformTable, NamesTheDeviceAndWhatThePluginIsJudgedAgainst) {
+  const std::string tensorflow = RenderConformTable(SampleReport(), {});
+  EXPECT_TRUE(Contains(tensorflow, "\nDevice      ordinal 0\n")) << tensorflow;
+  EXPECT_TRUE(Contains(tensorflow, "\nTensorFlow  2.10\n")) << tensorflow;
+
+  // A TVM backend is judged by TVM's contract, not by "TensorFlow latest".
+  ConformReport tvm = SampleReport();
+  tvm.profile = "tvm-device-api";
+  tvm.tf_version = "latest";
+  tvm.subject = ProfileSubject(tvm.profile, tvm.tf_version);
+  tvm.device = "ext_dev(0)";
+  const std::string table = RenderConformTable(tvm, {});
+  EXPECT_TRUE(Contains(table, "\nDevice      ext_dev(0)\n")) << table;
+  EXPECT_TRUE(Contains(table, "\nContract    TVM's DeviceAPI contract\n")) << table;
+  EXPECT_FALSE(Contains(table, "TensorFlow  latest")) << table;
+}
+
 TEST(ConformTable, EndsWithTheVerdict) {
   const std::string failing = RenderConformTable(SampleReport(), {});
   EXPECT_TRUE(
@@ -1156,7 +1220,7 @@ TEST(MergeReports, RefusesReportsOfDifferentPlugins) {
 TEST(MergeReports, RefusesDifferentRules) {
   std::vector<ConformReport> versions = TwoShards();
   versions[1].schema_version = 3;
-  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (5 vs 3)"));
+  EXPECT_TRUE(Contains(MergeError(versions), "different schema versions (6 vs 3)"));
 
   std::vector<ConformReport> profiles = TwoShards();
   profiles[1].profile = "tvm-device-api";
@@ -1165,6 +1229,45 @@ TEST(MergeReports, RefusesDifferentRules) {
   std::vector<ConformReport> generations = TwoShards();
   generations[1].tf_version = "2.5";
   EXPECT_TRUE(Contains(MergeError(generations), "different TensorFlow versions (2.10 vs 2.5)"));
+}
+
+// Shards of the same plugin on different devices (--device 0 and 1, or
+// TVM's cpu and ext_dev) are two runs, not one.
+TEST(MergeReports, RefusesReportsOfDifferentDevices) {
+  std::vector<ConformReport> ordinals = TwoShards();
+  ordinals[1].device = "ordinal 1";
+  EXPECT_TRUE(Contains(MergeError(ordinals),
+                       "reports are of different devices under test (ordinal 0 vs ordinal 1)"))
+      << MergeError(ordinals);
+
+  std::vector<ConformReport> tvm = TwoShards();
+  for (ConformReport& shard : tvm) {
+    shard.profile = "tvm-device-api";
+    shard.subject = ProfileSubject(shard.profile, shard.tf_version);
+  }
+  tvm[0].device = "cpu(0)";
+  tvm[1].device = "ext_dev(0)";
+  EXPECT_TRUE(Contains(MergeError(tvm), "different devices under test (cpu(0) vs ext_dev(0))"))
+      << MergeError(tvm);
+}
+
+TEST(MergeReports, RefusesReportsJudgedAgainstDifferentSubjects) {
+  std::vector<ConformReport> shards = TwoShards();
+  shards[1].subject = "TVM's C Device API (RFC 0031)";
+  EXPECT_TRUE(Contains(MergeError(shards),
+                       "judge against different contracts (TensorFlow 2.10 vs TVM's C Device API"))
+      << MergeError(shards);
+}
+
+// A shard read from a report older than schema_version 6 names no device:
+// it merges with one that does, and the merged report keeps the device.
+TEST(MergeReports, AReportThatNamesNoDeviceTakesTheOthers) {
+  std::vector<ConformReport> shards = TwoShards();
+  shards[0].device.clear();
+  shards[1].device = "ordinal 1";
+  const Expected<ConformReport> merged = MergeReports(shards);
+  ASSERT_TRUE(merged) << merged.error().message();
+  EXPECT_EQ(merged->device, "ordinal 1");
 }
 
 TEST(MergeReports, RefusesOverlappingShards) {

@@ -164,6 +164,20 @@ TEST(ConformHtmlTest, PluginMarkupStaysText) {
   EXPECT_TRUE(Contains(page, "\\x1b[31mred"));
 }
 
+TEST(ConformHtmlTest, NamesTheDeviceAndWhatThePluginIsJudgedAgainst) {
+  ConformReport report = SampleReport();
+  report.device = "ordinal 1";
+  const std::string page = RenderConformHtml(report);
+  EXPECT_TRUE(Contains(page, "<dt>Device</dt><dd class=\"\">ordinal 1</dd>")) << page;
+  EXPECT_TRUE(Contains(page, "<dt>TensorFlow</dt><dd class=\"\">latest</dd>"));
+
+  report.profile = "tvm-device-api";
+  report.subject = "TVM DeviceAPI contract";
+  const std::string tvm = RenderConformHtml(report);
+  EXPECT_TRUE(Contains(tvm, "<dt>Contract</dt><dd class=\"\">TVM DeviceAPI contract</dd>")) << tvm;
+  EXPECT_FALSE(Contains(tvm, "<dt>TensorFlow</dt>"));
+}
+
 TEST(ConformHtmlTest, HasTheVerdictCountsAndRootCauses) {
   const std::string page = RenderConformHtml(SampleReport(), Explain);
   EXPECT_TRUE(Contains(page, "<!DOCTYPE html>"));

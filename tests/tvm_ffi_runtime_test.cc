@@ -5,7 +5,9 @@
 // the device types and attributes, the runtime's raised errors reach
 // sectl's messages, and the route releases every object it is handed.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -86,6 +88,38 @@ TEST(TvmFfiRuntimeConform, ARuntimeBehavingAsTvmsOwnCpuBackendIsConformant) {
                        id == "tvm_device_api.workspace_reuse";
     EXPECT_EQ(entry["status"], skips ? "skip" : "pass") << id << ": " << entry.dump(2);
   }
+}
+
+// A TVM report names its device in TVM's words and is judged by TVM's
+// contract, not "TensorFlow latest"; runs on two device types are not
+// shards of one run, and sectl report refuses to merge them.
+TEST(TvmFfiRuntimeConform, ReportsNameTheDeviceAndRefuseToMergeTwo) {
+  const std::filesystem::path directory =
+      std::filesystem::temp_directory_path() / ("sectl_tvm_devices_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(directory);
+  std::vector<std::string> reports;
+  for (const std::string type : {"cpu", "ext_dev"}) {
+    reports.push_back((directory / (type + ".json")).string());
+    const auto run = RunSectl({"conform", Runtime(), "--tvm-device-type", type, "--filter",
+                               "tvm_device_api.errors_reported", "--report", "json", "-o",
+                               reports.back(), "--timeout", "30"});
+    ASSERT_EQ(run.exit_code, 0) << type << ": " << run.err;
+  }
+  const auto table = RunSectl({"report", reports[1]});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("\nDevice      ext_dev(0)\n"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("\nContract    TVM's DeviceAPI contract"), std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.out.find("TensorFlow  latest"), std::string::npos) << table.out;
+  const auto json = RunSectl({"report", reports[0], "--report", "json"});
+  EXPECT_EQ(nlohmann::json::parse(json.out)["device"], "cpu(0)") << json.out;
+
+  const auto mixed = RunSectl({"report", reports[0], reports[1]});
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.out;
+  EXPECT_NE(mixed.err.find("reports are of different devices under test (cpu(0) vs ext_dev(0))"),
+            std::string::npos)
+      << mixed.err;
+  std::filesystem::remove_all(directory);
 }
 
 TEST(TvmFfiRuntimeConform, AnAbsentDeviceIsAUsageError) {

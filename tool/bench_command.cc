@@ -64,7 +64,9 @@ void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
   command.add_option("--compare", options.compare,
                      "A saved JSON report (-o run.json --report json) to compare with; exit "
                      "status 1 when a result is worse by more than --tolerance and the samples "
-                     "show it is no noise (Mann-Whitney U tests at 0.05 for all results together)");
+                     "show it is no noise (Mann-Whitney U tests at 0.05 for all results "
+                     "together), 3 (inconclusive) when more than half of the results could not "
+                     "be judged (unstable or not comparable)");
   command
       .add_option("--tolerance", options.tolerance,
                   "How much worse than --compare a result may be, e.g. 10%")
@@ -215,7 +217,8 @@ BenchCommands AddBenchCommand(CLI::App& app, BenchCommandOptions& options) {
       "Measure a plugin: copy bandwidth beside the host's memcpy ceiling (memcpy), or the "
       "latency of frequent operations (latency). Exit status 1 if the plugin fails, a copy "
       "fails verification, a result is not measurable (the plugin's completion cannot be "
-      "believed), or --compare finds a regression.");
+      "believed), or --compare finds a regression; 3 if --compare could not judge most "
+      "results.");
   bench->require_subcommand(1);
 
   auto* memcpy = bench->add_subcommand(
@@ -372,7 +375,7 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
     const size_t width = report_on_stdout ? 0 : ChooseTableLayout(options.output_flags, "").width;
     std::fputs(bench::RenderComparison(*comparison, width).c_str(),
                report_on_stdout ? stderr : stdout);
-    passed = passed && comparison->regressions == 0;
+    if (passed) return ExitStatusOfGate(bench::JudgeGate(*comparison));
   }
   return passed ? kExitSuccess : kExitPluginProblem;
 }

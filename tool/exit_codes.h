@@ -1,6 +1,7 @@
 // sectl's exit statuses, documented in the README and `sectl --help`.
 #pragma once
 
+#include "bench/bench_compare.h"
 #include "report/conform_report.h"
 
 namespace sectl::tool {
@@ -11,6 +12,10 @@ inline constexpr int kExitSuccess = 0;
 inline constexpr int kExitPluginProblem = 1;
 // A usage error (bad flag, bad value) or an internal error of sectl.
 inline constexpr int kExitUsageOrInternal = 2;
+// bench --compare: most results both reports hold could not be judged
+// (unstable or not comparable), so the gate can say neither passed nor
+// failed (bench::JudgeGate). A CI job should measure again, not pass.
+inline constexpr int kExitGateInconclusive = 3;
 // sectl was interrupted by SIGINT, SIGTERM or SIGHUP (isolation/
 // interruption.h): 128 + the signal's number, as a shell reports a process
 // the signal killed (130, 143, 129). conform still writes its report,
@@ -32,6 +37,20 @@ constexpr int ExitStatusOfVerdict(report::Verdict verdict) {
       return kExitPluginProblem;
     case report::Verdict::kInconclusive:
       return kExitUsageOrInternal;
+  }
+  return kExitUsageOrInternal;
+}
+
+// bench --compare's exit status from its gate, once every copy was verified
+// and measurable (else the run already fails with kExitPluginProblem).
+constexpr int ExitStatusOfGate(bench::GateVerdict verdict) {
+  switch (verdict) {
+    case bench::GateVerdict::kPassed:
+      return kExitSuccess;
+    case bench::GateVerdict::kFailed:
+      return kExitPluginProblem;
+    case bench::GateVerdict::kInconclusive:
+      return kExitGateInconclusive;
   }
   return kExitUsageOrInternal;
 }

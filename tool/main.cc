@@ -67,7 +67,8 @@ int Main(int argc, char** argv) {
   CLI::App app(
       "Conformance and diagnostics for accelerator device plugins (TensorFlow's StreamExecutor "
       "C API).\n\nExit status: 0 success; 1 the plugin cannot be loaded, crashed, hung or is not "
-      "conformant; 2 usage or internal error; 128+N interrupted by signal N (130 SIGINT, 143 "
+      "conformant; 2 usage or internal error; 3 bench --compare could not judge most results; "
+      "128+N interrupted by signal N (130 SIGINT, 143 "
       "SIGTERM): every child is ended, and conform still writes its report, marked incomplete.",
       "sectl");
   app.set_version_flag("-V,--version", VersionText());

@@ -302,6 +302,35 @@ void RecountVerdicts(Comparison& comparison) {
   for (const ComparisonRow& row : comparison.rows) CountOne(comparison, row.verdict);
 }
 
+std::string_view GateVerdictName(GateVerdict verdict) {
+  switch (verdict) {
+    case GateVerdict::kPassed:
+      return "passed";
+    case GateVerdict::kFailed:
+      return "failed";
+    case GateVerdict::kInconclusive:
+      return "inconclusive";
+  }
+  return "unknown";
+}
+
+int ResultsInBoth(const Comparison& comparison) {
+  return comparison.regressions + comparison.improvements + comparison.within_tolerance +
+         comparison.not_significant + comparison.unstable + comparison.not_comparable;
+}
+
+int ResultsNotJudged(const Comparison& comparison) {
+  return comparison.unstable + comparison.not_comparable;
+}
+
+GateVerdict JudgeGate(const Comparison& comparison) {
+  if (comparison.regressions > 0) return GateVerdict::kFailed;
+  if (2 * ResultsNotJudged(comparison) > ResultsInBoth(comparison)) {
+    return GateVerdict::kInconclusive;
+  }
+  return GateVerdict::kPassed;
+}
+
 std::string RowName(const ComparisonRow& row) {
   if (row.series) return fmt::format("{} {}", SeriesName(*row.series), FormatByteSize(row.bytes));
   return OneLine(row.operation);
@@ -406,6 +435,26 @@ Expected<Comparison> CompareBenchReports(const BenchReport& old, const BenchRepo
   return comparison;
 }
 
+namespace {
+
+// The last words of the gate's line: FAILED, passed, or why it cannot say.
+std::string GateConclusion(const Comparison& comparison) {
+  switch (JudgeGate(comparison)) {
+    case GateVerdict::kFailed:
+      return "FAILED";
+    case GateVerdict::kPassed:
+      return "passed";
+    case GateVerdict::kInconclusive:
+      break;
+  }
+  return fmt::format(
+      "INCONCLUSIVE: {} of {} results could not be judged; measure again on a quieter machine, "
+      "against a baseline taken with --repeat-runs 3",
+      ResultsNotJudged(comparison), ResultsInBoth(comparison));
+}
+
+}  // namespace
+
 std::string RenderComparison(const Comparison& comparison, size_t width) {
   const bool latency = comparison.kind == "latency";
   const std::string_view unit = latency ? "ns" : "GB/s";
@@ -462,7 +511,7 @@ std::string RenderComparison(const Comparison& comparison, size_t width) {
           comparison.regressions, comparison.regressions == 1 ? "" : "s", comparison.improvements,
           comparison.within_tolerance, comparison.not_significant, comparison.unstable,
           comparison.only_in_old, comparison.only_in_new, comparison.not_comparable,
-          comparison.regressions > 0 ? "FAILED" : "passed"),
+          GateConclusion(comparison)),
       width, 0);
   return out + "\n";
 }
@@ -493,6 +542,7 @@ OrderedJson ComparisonToJson(const Comparison& comparison) {
           {"test", "two-sided Mann-Whitney U"},
           {"significance_level", comparison.significance_level},
           {"confirmation_runs", comparison.confirmation_runs},
+          {"verdict", GateVerdictName(JudgeGate(comparison))},
           {"old", comparison.old_label},
           {"new", comparison.new_label},
           {"regressions", comparison.regressions},

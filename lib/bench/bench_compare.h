@@ -93,6 +93,22 @@ ResultIdentity IdentityOf(const ComparisonRow& row);
 // Sets the counts of `comparison` from its rows' verdicts.
 void RecountVerdicts(Comparison& comparison);
 
+// What the gate concludes from a comparison. A confirmed regression fails
+// it whatever else is true. Otherwise, when more than half of the results
+// both reports hold could not be judged (unstable, or not comparable), a
+// pass would rest on the few that could: the gate is inconclusive, and says
+// to measure again, rather than pass.
+enum class GateVerdict { kPassed, kFailed, kInconclusive };
+
+std::string_view GateVerdictName(GateVerdict verdict);  // "passed", "failed", "inconclusive"
+
+// The results both reports hold (judged or not), and of them those the gate
+// could not judge: unstable or not comparable.
+int ResultsInBoth(const Comparison& comparison);
+int ResultsNotJudged(const Comparison& comparison);
+
+GateVerdict JudgeGate(const Comparison& comparison);
+
 // Compares `now` with `old` at `tolerance` (0.10 for 10%) and the rank
 // test's `significance_level`. An error when the reports are of different
 // kinds, the tolerance is not in [0, 1), the level not in (0, 1), or a

@@ -285,12 +285,24 @@ bool FailsTheGate(const ComparisonRow& row) { return row.verdict == ChangeVerdic
 
 void WriteComparison(HtmlWriter& out, const Comparison& comparison) {
   out.Element("h2", "Compared with the saved report");
-  const bool failed = comparison.regressions > 0;
-  out.Open("div",
-           {{"class", std::string("verdict ") + (failed ? "bad" : "good")}, {"id", "comparison"}});
-  out.Text(failed ? fmt::format("Gate failed: {} regression{}", comparison.regressions,
-                                comparison.regressions == 1 ? "" : "s")
-                  : "Gate passed");
+  const GateVerdict gate = JudgeGate(comparison);
+  const char* tone = gate == GateVerdict::kFailed         ? "bad"
+                     : gate == GateVerdict::kInconclusive ? "unsure"
+                                                          : "good";
+  out.Open("div", {{"class", std::string("verdict ") + tone}, {"id", "comparison"}});
+  switch (gate) {
+    case GateVerdict::kFailed:
+      out.Text(fmt::format("Gate failed: {} regression{}", comparison.regressions,
+                           comparison.regressions == 1 ? "" : "s"));
+      break;
+    case GateVerdict::kInconclusive:
+      out.Text(fmt::format("Gate inconclusive: {} of {} results could not be judged",
+                           ResultsNotJudged(comparison), ResultsInBoth(comparison)));
+      break;
+    case GateVerdict::kPassed:
+      out.Text("Gate passed");
+      break;
+  }
   out.Element(
       "div",
       fmt::format("{} improved, {} within tolerance ({:g}%), {} within noise, {} "

@@ -15,6 +15,7 @@
 #include "isolation/interruption.h"
 #include "isolation/sandbox.h"
 #include "loader/plugin_file_pin.h"
+#include "tvm/device_api_route.h"
 
 namespace sectl::conform {
 namespace {
@@ -43,6 +44,22 @@ Expected<PluginFacts> TvmFactsAsPluginFacts(const Expected<TvmPluginFacts>& fact
   common.abi_vintage = "TVM C Device API (RFC 0031, TVM v0.9-v0.18)";
   common.device_count = facts->device_count;
   return common;
+}
+
+// The device under test as the report names it (ConformReport::device). A
+// TVM C Device API device is named by --tvm-device until the preflight has
+// resolved which device that is (RunConform).
+std::string DeviceUnderTest(const CheckSettings& settings) {
+  switch (settings.abi) {
+    case loader::PluginAbi::kTvmRuntime:
+      return fmt::format("{}({})", tvm::DeviceTypeName(settings.tvm_device_type),
+                         settings.device_ordinal);
+    case loader::PluginAbi::kTvmCDevice:
+      return settings.tvm_device;
+    case loader::PluginAbi::kStreamExecutor:
+      break;
+  }
+  return fmt::format("ordinal {}", settings.device_ordinal);
 }
 
 }  // namespace
@@ -77,6 +94,8 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
   report.started_at = IsoTimestamp(started);
   report.profile = options.profile;
   report.tf_version = std::string(options.settings.generation.id);
+  report.subject = report::ProfileSubject(report.profile, report.tf_version);
+  report.device = DeviceUnderTest(options.settings);
   report.selection = report::RunSelection{
       .filter = options.selection.filter.text(),
       .shard_index = options.selection.shard.index,
@@ -102,6 +121,7 @@ Expected<report::ConformReport> RunConform(const ConformOptions& options) {
     }
     report.plugin.entry =
         tvm_facts ? fmt::format("TVMDevice{}*", tvm_facts->devices.device) : "TVMDevice*";
+    if (tvm_facts) report.device = tvm_facts->devices.device;
     facts = TvmFactsAsPluginFacts(tvm_facts);
   } else if (options.settings.abi == loader::PluginAbi::kTvmRuntime) {
     auto runtime_facts = PreflightTvmRuntime(options.settings, options.timeout, options.isolate,

@@ -260,7 +260,13 @@ void WriteRunFacts(HtmlWriter& out, const ConformReport& report) {
     Fact(out, "Devices", std::to_string(*report.plugin.device_count));
   }
   Fact(out, "Profile", report.profile);
-  if (report.profile != "tvm-c-device") Fact(out, "TensorFlow", report.tf_version);
+  Fact(out, "Device", report.device);
+  // A TVM backend is judged by TVM's contract, not a TensorFlow generation's.
+  if (IsTvmProfile(report.profile)) {
+    Fact(out, "Contract", report.subject);
+  } else {
+    Fact(out, "TensorFlow", report.tf_version);
+  }
   const HostInfo& host = report.host;
   Fact(out, "Host",
        fmt::format("{} {} {}{}", host.os, host.kernel, host.machine,

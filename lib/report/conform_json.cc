@@ -271,6 +271,14 @@ ConformReport ReadReport(JsonReader& in) {
   in.Number("duration_s", report.duration_s);
   in.String("profile", report.profile);
   in.String("tf_version", report.tf_version);
+  // "device" and "subject" came with schema_version 6: before, the device
+  // was only in the command line, and a TVM report's subject was implied.
+  if (in.Has("device")) in.String("device", report.device);
+  if (in.Has("subject")) {
+    in.String("subject", report.subject);
+  } else {
+    report.subject = ProfileSubject(report.profile, report.tf_version);
+  }
   in.NullableString("load_error", report.load_error);
   // "interrupted" came with schema_version 3.
   if (in.Has("interrupted")) in.NullableString("interrupted", report.interrupted);
@@ -345,6 +353,8 @@ std::string ConformReportToJson(const ConformReport& report) {
       {"duration_s", report.duration_s},
       {"profile", report.profile},
       {"tf_version", report.tf_version},
+      {"device", report.device},
+      {"subject", report.subject},
       {"load_error", report.load_error ? OrderedJson(*report.load_error) : OrderedJson(nullptr)},
       {"interrupted", NullableText(report.interrupted)},
       {"summary", SummaryToJson(report.summary)},

@@ -365,6 +365,14 @@ std::vector<std::string> AreasInFirstSeenOrder(const std::vector<CheckResult>& r
   return areas;
 }
 
+bool IsTvmProfile(std::string_view profile) { return profile.starts_with("tvm-"); }
+
+std::string ProfileSubject(std::string_view profile, std::string_view tf_version) {
+  if (profile == "tvm-device-api") return "TVM's DeviceAPI contract";
+  if (profile == "tvm-c-device") return "TVM's C Device API (RFC 0031)";
+  return fmt::format("TensorFlow {}", tf_version);
+}
+
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
     case Verdict::kConformant:

@@ -20,9 +20,10 @@ namespace sectl::report {
 // "missing_shards"; 5 settled every status (SettleStatus: fail, crash,
 // timeout and blocked only on required checks, each failing the run), added
 // each result's "observed_status" and each root cause's "severity" and
-// "required_failed"/"required_blocked". Older documents are still read
-// (their results settled as they are read, and the verdict judged from them).
-inline constexpr int kConformSchemaVersion = 5;
+// "required_failed"/"required_blocked"; 6 added "device" and "subject".
+// Older documents are still read (their results settled as they are read,
+// and the verdict judged from them).
+inline constexpr int kConformSchemaVersion = 6;
 inline constexpr int kOldestReadableConformSchemaVersion = 1;
 
 // One word per outcome, with one meaning in every format (table, JSON,
@@ -258,6 +259,17 @@ struct ConformReport {
   double duration_s = 0;
   std::string profile;     // "tensorflow", "tvm-device-api", ...
   std::string tf_version;  // the host generation judged against
+  // The device under test, in the words of the plugin's own API:
+  // "ordinal 1" (the SP_Device ordinal, --device), TVM's "TYPE(ID)" for a
+  // DeviceAPI ("ext_dev(0)": --tvm-device-type, --tvm-device-id), or a TVM
+  // C Device API device's name ("EthosU": --tvm-device). Shards of
+  // different devices are not one run (MergeReports). Empty in reports
+  // older than schema_version 6, which named it only in their command line.
+  std::string device;
+  // What the plugin was judged against: "TensorFlow latest" for the
+  // StreamExecutor profiles; a TVM profile's own contract otherwise
+  // (ProfileSubject).
+  std::string subject;
   // Set when the plugin could not be loaded or initialised at all; the
   // results then say nothing about the rest of the contract.
   std::optional<std::string> load_error;
@@ -281,6 +293,15 @@ struct ConformReport {
   // the report is incomplete.
   std::vector<std::string> missing_shards;
 };
+
+// Whether `profile` checks a TVM device backend ("tvm-device-api",
+// "tvm-c-device"), whose contract is TVM's rather than a TensorFlow host's.
+bool IsTvmProfile(std::string_view profile);
+
+// What a run of `profile` judges a plugin against: "TensorFlow 2.10" (the
+// host generation) for the StreamExecutor profiles, or a TVM profile's own
+// contract, which no TensorFlow generation has a say in.
+std::string ProfileSubject(std::string_view profile, std::string_view tf_version);
 
 // The areas of `results` ("memcpy", "stream", ...) in the order they first
 // appear, for reports that group results by area.

@@ -155,8 +155,14 @@ void WriteHeader(Writer& out, const ConformReport& report) {
   row("Plugin", report.plugin.path);
   row("SHA-256", hash);
   row("Profile", report.profile);
-  // A TVM C Device API plugin is not registered by any TensorFlow host.
-  if (report.profile != "tvm-c-device") row("TensorFlow", report.tf_version);
+  if (!report.device.empty()) row("Device", report.device);
+  // A TVM backend is judged by TVM's contract, which no TensorFlow
+  // generation has a say in.
+  if (IsTvmProfile(report.profile)) {
+    row("Contract", report.subject);
+  } else {
+    row("TensorFlow", report.tf_version);
+  }
 }
 
 void WriteLoadError(Writer& out, const std::string& load_error) {

@@ -33,9 +33,19 @@ std::optional<std::string> Conflict(const ConformReport& first, const ConformRep
     return fmt::format("reports are of different profiles ({} vs {})", first.profile,
                        other.profile);
   }
+  // A report older than schema_version 6 does not say which device it ran
+  // on; it can only be told apart by what it does say.
+  if (!first.device.empty() && !other.device.empty() && other.device != first.device) {
+    return fmt::format("reports are of different devices under test ({} vs {})", first.device,
+                       other.device);
+  }
   if (other.tf_version != first.tf_version) {
     return fmt::format("reports judge different TensorFlow versions ({} vs {})", first.tf_version,
                        other.tf_version);
+  }
+  if (other.subject != first.subject) {
+    return fmt::format("reports judge against different contracts ({} vs {})", first.subject,
+                       other.subject);
   }
   return std::nullopt;
 }
@@ -139,6 +149,15 @@ double LongestDuration(const std::vector<ConformReport>& reports) {
   return longest;
 }
 
+// The device the reports share; "" when none of them names it (all older
+// than schema_version 6).
+std::string KnownDevice(const std::vector<ConformReport>& reports) {
+  for (const ConformReport& report : reports) {
+    if (!report.device.empty()) return report.device;
+  }
+  return {};
+}
+
 std::optional<std::string> FirstLoadError(const std::vector<ConformReport>& reports) {
   for (const ConformReport& report : reports) {
     if (report.load_error) return report.load_error;
@@ -194,8 +213,10 @@ Expected<ConformReport> MergeReports(std::vector<ConformReport> reports) {
   Expected<std::vector<CheckResult>> results = MergeResults(reports);  // moves them out
   if (!results) return tl::unexpected(results.error());
 
+  std::string device = KnownDevice(reports);
   ConformReport merged = std::move(reports.front());
   merged.results = *std::move(results);
+  merged.device = std::move(device);
   merged.started_at = std::move(started_at);
   merged.duration_s = duration_s;
   merged.load_error = std::move(load_error);
