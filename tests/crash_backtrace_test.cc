@@ -70,6 +70,16 @@ TEST(CrashBacktrace, WithoutAPluginFrameKeepsTheCrashSiteDownToSectl) {
   EXPECT_EQ(ReadableBacktrace(raw, kPlugin), expected);
 }
 
+// Where no return trampoline comes between the handler and the crash site,
+// no frame of the plugin's is taken for one.
+TEST(CrashBacktrace, APluginFrameRightAfterTheHandlerIsKept) {
+  const std::vector<std::string> raw = {Line(kSectl, "+0x100"), Line(kPlugin, "+0x1225"),
+                                        Line(kSectl, "+0x200")};
+  const std::vector<std::string> expected = {
+      fmt::format("{}+0x1225", kPlugin), "... 1 more frame: sectl's check, which made the call"};
+  EXPECT_EQ(ReadableBacktrace(raw, kPlugin), expected);
+}
+
 TEST(CrashBacktrace, LinesItCannotReadAreLeftAsTheyAre) {
   const std::vector<std::string> raw = {"[0x7f0000001000]", "garbage"};
   EXPECT_EQ(ReadableBacktrace(raw, kPlugin), raw);

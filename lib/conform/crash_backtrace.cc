@@ -110,7 +110,7 @@ std::vector<std::string> ReadableBacktrace(const std::vector<std::string>& frame
   };
   size_t first = 0;
   while (first < frames.size() && is_sectl(first)) ++first;
-  if (first < frames.size()) ++first;  // the trampoline
+  if (first < frames.size() && !is_plugin(first)) ++first;  // the trampoline
   if (first >= frames.size()) return frames;
 
   // Kept down to the plugin's last frame (or, with none, down to the first
