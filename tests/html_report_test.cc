@@ -333,6 +333,27 @@ TEST(BenchHtmlTest, MemcpyPageEmbedsThePlotAndTheTable) {
   EXPECT_TRUE(Contains(page, "default-src &#39;none&#39;"));
 }
 
+// Issue 29: a green "Every copy verified" over mostly unstable rows told a
+// reader the numbers could be trusted. Verified bytes get the green banner
+// only when most medians settled.
+TEST(BenchHtmlTest, MostlyUnstableResultsGetNoGreenBanner) {
+  bench::BenchReport report = bench::testing::SampleMemcpyReport();
+  std::erase_if(report.results, [](const bench::BandwidthResult& result) {
+    return !bench::HasNumbers(result) || result.verification.failed() ||
+           result.verification.status != bench::VerificationStatus::kPassed;
+  });
+  ASSERT_GE(report.results.size(), 2U);
+  for (auto& result : report.results) result.stable = true;
+  EXPECT_TRUE(Contains(bench::RenderBenchHtml(report),
+                       "class=\"verdict good\" id=\"verdict\">Every copy verified"));
+  for (auto& result : report.results) result.stable = false;
+  const std::string page = bench::RenderBenchHtml(report);
+  EXPECT_TRUE(
+      Contains(page, "class=\"verdict unsure\" id=\"verdict\">Verified, but mostly unstable"))
+      << page.substr(0, 3000);
+  EXPECT_TRUE(Contains(page, "had not settled")) << page.substr(0, 3000);
+}
+
 TEST(BenchHtmlTest, AComparisonHeadsThePageWithRegressionsFirst) {
   const bench::BenchReport report = bench::testing::SampleMemcpyReport();
   bench::Comparison comparison;

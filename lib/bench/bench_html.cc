@@ -79,6 +79,20 @@ Verdict JudgeMemcpy(const BenchReport& report) {
     return {"unsure", "Measured, partly verified",
             why + fmt::format("; {} could not be verified (see the notes)", not_verified)};
   }
+  // Verified bytes say nothing of whether the numbers can be trusted: a
+  // page of mostly unsettled medians gets no green banner.
+  const auto measured = std::count_if(report.results.begin(), report.results.end(),
+                                      [](const auto& result) { return HasNumbers(result); });
+  const auto unstable =
+      std::count_if(report.results.begin(), report.results.end(),
+                    [](const auto& result) { return HasNumbers(result) && !result.stable; });
+  if (2 * unstable > measured) {
+    return {"unsure", "Verified, but mostly unstable",
+            why + fmt::format("; the median of {} of {} measured results had not settled "
+                              "(unstable): measure again on a quieter machine",
+                              unstable, measured)};
+  }
+  if (unstable > 0) why += fmt::format(", {} unstable", unstable);
   return {"good", "Every copy verified", why};
 }
 
