@@ -371,8 +371,8 @@ SECTL_CHECK("event.block_host_for_event", kRequired,
                 "`block_host_for_event` on an event recorded behind busy work (a host callback "
                 "that sleeps 50 ms, or a long copy) returns only after that work has finished",
             .common_mistakes =
-                "An unimplemented wait (VEDA's `block_host_for_event` is a `TODO()`, "
-                "se-c-api-facts.md §5); waiting for copies but not for host callbacks queued "
+                "An unimplemented wait (VEDA's `block_host_for_event` is a `TODO()`); waiting "
+                "for copies but not for host callbacks queued "
                 "before the record.",
             .how_to_fix =
                 "Block until the stream has run past the record: wait on the driver event, or on "

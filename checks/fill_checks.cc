@@ -219,7 +219,7 @@ SECTL_CHECK("fill.memset32", kRequired,
             .common_mistakes =
                 "Taking `size` as a count of 32-bit words and filling 4 times as many bytes: the "
                 "VEDA plugin passes `size` straight to `vedaMemsetD32Async`, which looks like "
-                "element-count semantics (se-c-api-facts.md §3.6).",
+                "element-count semantics.",
             .how_to_fix =
                 "`size` is in bytes and a multiple of 4: fill `size / 4` words (pass `size / 4` "
                 "to a driver call that counts elements).",

@@ -115,7 +115,7 @@ SECTL_CHECK("registration.version_fields", kInfo,
             .common_mistakes =
                 "Writing the plugin's own version into the host's fields: the DirectML plugin "
                 "overwrites `major_version`, `minor_version` and `patch_version` with its plugin "
-                "version (se-c-api-facts.md §5). The faulty plugin writes 1.4.2.",
+                "version. The faulty plugin writes 1.4.2.",
             .how_to_fix =
                 "Read the version fields, never write them: they say which API the host speaks. "
                 "Report the plugin's own version some other way, for example in a log line.",

@@ -298,8 +298,8 @@ SECTL_CHECK(
     .common_mistakes =
         "Filling a struct to the plugin's own header whatever size the host announced: "
         "`*se = (SP_StreamExecutor){SP_STREAMEXECUTOR_STRUCT_SIZE, ...}` or a `memset` "
-        "of `sizeof` bytes, as TensorFlow's test_util, the Huawei plugin and MUSA do "
-        "(se-c-api-facts.md §1.5). Built against the 288-byte header, that writes 24 "
+        "of `sizeof` bytes, as TensorFlow's test_util, the Huawei plugin and MUSA do. "
+        "Built against the 288-byte header, that writes 24 "
         "bytes past TensorFlow 2.5's 264-byte `SP_StreamExecutor` on its stack. A member "
         "added by a private header after the last one.",
     .how_to_fix =
