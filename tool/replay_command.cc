@@ -74,10 +74,14 @@ int RunReplayCommand(const ReplayCommandOptions& options) {
   auto confinement = ConfinementFromFlags(options.confinement, {run.replay.plugin_path});
   if (!confinement) return ReportUsageError(confinement.error().message());
   run.confinement = std::move(*confinement);
+#if !defined(SECTL_SANITIZED)
+  // Not in a sanitized build (CMakePresets.json: asan): the sanitizer's
+  // shadow memory alone is more than any such limit allows.
   if (options.confinement.memory_limit.empty()) {
     run.confinement.memory_limit_bytes = replay::kDefaultReplayMemoryLimitBytes;
     run.confinement.memory_limit_label = replay::kDefaultReplayMemoryLimitLabel;
   }
+#endif
   run.trace_path = options.trace;
   run.replay.lazy = options.lazy;
   run.replay.stop_at_first = options.stop_at_first;
