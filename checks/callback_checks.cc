@@ -72,7 +72,7 @@ void AwaitReturnOrFail(conform::CheckContext& check, const std::atomic<bool>& re
 }
 
 // How many of `bytes` equal `expected`, position by position.
-size_t BytesEqual(const std::vector<unsigned char>& expected, const unsigned char* bytes) {
+size_t BytesEqual(const conform::HostBytes& expected, const unsigned char* bytes) {
   size_t equal = 0;
   for (size_t i = 0; i < expected.size(); ++i) equal += bytes[i] == expected[i] ? 1 : 0;
   return equal;
@@ -198,7 +198,7 @@ SECTL_CHECK("callback.after_earlier_work", kRequired,
   auto memory = check.Require(device.Allocate(kBytes), "allocate");
   // Shared, like everything the callbacks touch: a plugin may run them late.
   const auto written =
-      std::make_shared<const std::vector<unsigned char>>(conform::TestPattern(kBytes, 5));
+      std::make_shared<const conform::HostBytes>(conform::TestPattern(kBytes, 5));
   auto stream = check.Require(device.CreateStream(), "create_stream");
   check.Require(stream->MemcpyHtoD(memory.base(), written->data(), kBytes), "memcpy_htod");
   check.Require(conform::WaitForStream(check, *stream), "waiting for the stream");
@@ -213,7 +213,7 @@ SECTL_CHECK("callback.after_earlier_work", kRequired,
   };
   auto sighting = std::make_shared<Sighting>();
   // Filled with the complement, so that no byte matches before the copy lands.
-  auto host_buffer = std::make_shared<std::vector<unsigned char>>(*written);
+  auto host_buffer = std::make_shared<conform::HostBytes>(*written);
   for (unsigned char& byte : *host_buffer) byte = static_cast<unsigned char>(~byte);
   EnqueueOrFail(check, *stream, [sighting](TF_Status*) {
     std::this_thread::sleep_for(kSlowCallback);

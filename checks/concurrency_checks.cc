@@ -29,14 +29,14 @@ constexpr size_t kBytes = size_t{64} * 1024;
 
 // What one thread read back in each round, or why it could not go on.
 struct ThreadOutcome {
-  std::vector<std::vector<unsigned char>> read_backs;
+  std::vector<conform::HostBytes> read_backs;
   std::string error;             // empty unless a plugin call failed
   std::optional<Error> failure;  // the failed call's error
 };
 
 // The bytes thread `thread` writes in round `round`; every thread and round
 // writes a different pattern.
-std::vector<unsigned char> PatternOf(int thread, int round) {
+conform::HostBytes PatternOf(int thread, int round) {
   return conform::TestPattern(kBytes, static_cast<unsigned>(thread * kRounds + round));
 }
 
@@ -51,8 +51,8 @@ ThreadOutcome RunThread(conform::CheckContext& check, const host::Device& device
     return outcome;
   };
   for (int round = 0; round < kRounds; ++round) {
-    const std::vector<unsigned char> written = PatternOf(thread, round);
-    std::vector<unsigned char> read_back(kBytes);
+    const conform::HostBytes written = PatternOf(thread, round);
+    conform::HostBytes read_back(kBytes);
     auto memory = device.Allocate(kBytes);
     if (!memory) return fail("allocate", memory.error());
     auto stream = device.CreateStream();

@@ -261,7 +261,7 @@ struct VerificationPath {
 class FencedAllocation {
  public:
   FencedAllocation(host::DeviceMemory memory, FenceLayout layout, VerificationPath path,
-                   std::vector<unsigned char> expected)
+                   conform::HostBytes expected)
       : memory_(std::move(memory)), layout_(layout), path_(path), expected_(std::move(expected)) {}
 
   const FenceLayout& layout() const { return layout_; }
@@ -277,7 +277,7 @@ class FencedAllocation {
 
   // What the whole allocation must read back as; a check writes what its
   // operation should produce into expected_range().
-  const std::vector<unsigned char>& expected() const { return expected_; }
+  const conform::HostBytes& expected() const { return expected_; }
   std::span<unsigned char> expected_range() {
     return std::span(expected_).subspan(layout_.offset, layout_.size);
   }
@@ -294,7 +294,7 @@ class FencedAllocation {
   host::DeviceMemory memory_;
   FenceLayout layout_;
   VerificationPath path_;
-  std::vector<unsigned char> expected_;
+  conform::HostBytes expected_;
 };
 
 // What differs between what an allocation holds and what it should.
@@ -430,8 +430,8 @@ class CopyBench {
     const uint64_t total = layout.total();
     host::DeviceMemory memory = check_.Require(engine_.device().Allocate(total),
                                                fmt::format("allocate of {} bytes", total));
-    std::vector<unsigned char> background = conform::TestPattern(total, seed);
-    std::vector<unsigned char> inverse(background);
+    conform::HostBytes background = conform::TestPattern(total, seed);
+    conform::HostBytes inverse(background);
     for (unsigned char& byte : inverse) byte = static_cast<unsigned char>(~byte);
     const SP_DeviceMemoryBase whole = memory.Slice(0, total);
 
@@ -502,7 +502,7 @@ class CopyBench {
   }
 
   // The whole allocation as it reads back now.
-  Expected<std::vector<unsigned char>> ReadBack(const FencedAllocation& allocation) {
+  Expected<conform::HostBytes> ReadBack(const FencedAllocation& allocation) {
     return ReadThrough(allocation.path().reader, allocation.whole(), allocation.layout().total());
   }
 
@@ -549,9 +549,9 @@ class CopyBench {
     return {};
   }
 
-  Expected<std::vector<unsigned char>> ReadThrough(CopyForm reader, SP_DeviceMemoryBase whole,
+  Expected<conform::HostBytes> ReadThrough(CopyForm reader, SP_DeviceMemoryBase whole,
                                                    uint64_t size) {
-    std::vector<unsigned char> bytes(size + kReadSlack, kSlackByte);
+    conform::HostBytes bytes(size + kReadSlack, kSlackByte);
     if (auto read = engine_.ToHost(reader, bytes.data(), whole, size); !read) {
       return tl::unexpected(read.error());
     }
@@ -641,7 +641,7 @@ class FencedHostBuffer {
 
   explicit FencedHostBuffer(size_t size) : mapping_(kCanaryBytes + size), size_(size) {
     if (!mapping_.ok()) throw std::runtime_error("sectl could not map a guarded host buffer");
-    const std::vector<unsigned char> fill =
+    const conform::HostBytes fill =
         conform::TestPattern(mapping_.size(), kHostBackgroundSeed);
     std::copy(fill.begin(), fill.end(), mapping_.data());
   }
@@ -652,7 +652,7 @@ class FencedHostBuffer {
 
   // "" when the canary bytes in front are as they were; else which changed.
   std::string DamageInFront() const {
-    const std::vector<unsigned char> fill = conform::TestPattern(kCanaryBytes, kHostBackgroundSeed);
+    const conform::HostBytes fill = conform::TestPattern(kCanaryBytes, kHostBackgroundSeed);
     for (size_t i = kCanaryBytes; i-- > 0;) {
       if (mapping_.data()[i] != fill[i]) {
         return fmt::format("it wrote in front of its host buffer: the byte {} before it changed",

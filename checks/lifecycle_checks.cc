@@ -9,7 +9,6 @@
 // object must come back after being destroyed, and destroying it must give
 // back its threads and memory.
 #include <fmt/format.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -24,11 +23,11 @@
 #include <vector>
 
 #include "conform/check.h"
+#include "conform/check_process_server.h"
 #include "conform/check_support.h"
 #include "host/event.h"
 #include "host/stream.h"
 #include "host/timer.h"
-#include "isolation/guard_malloc.h"
 
 namespace sectl::checks {
 namespace {
@@ -294,9 +293,8 @@ struct HeapInUse {
 };
 
 HeapInUse HeapNow() {
-  const struct mallinfo2 info = ::mallinfo2();
-  const auto guarded = isolation::GuardMallocCountersNow();
-  return {info.uordblks + info.hblkhd + guarded.live_bytes, guarded.live_blocks};
+  const conform::PluginHeap heap = conform::PluginHeapNow();
+  return {heap.bytes, heap.guarded_live_blocks};
 }
 
 struct HeapGrowth {
@@ -334,14 +332,18 @@ std::pair<HeapGrowth, HeapGrowth> MeasureHeapGrowth(int cycles_per_half, Cycle&&
 // What the guard did in this process so far, and the kernel mappings it
 // costs (vm.max_map_count bounds them), for the report.
 nlohmann::json DescribeGuard() {
-  const auto counters = isolation::GuardMallocCountersNow();
-  std::ifstream maps("/proc/self/maps");
-  const auto mappings =
-      std::count(std::istreambuf_iterator<char>(maps), std::istreambuf_iterator<char>(), '\n');
-  return {{"guarded_allocations", counters.guarded_allocations},
-          {"live_guarded_blocks", counters.live_blocks},
-          {"fallbacks_to_glibc", counters.fallbacks},
-          {"process_mappings", mappings}};
+  const conform::PluginHeap heap = conform::PluginHeapNow();
+  nlohmann::json described = {{"guarded_allocations", heap.guarded_allocations},
+                               {"live_guarded_blocks", heap.guarded_live_blocks},
+                               {"fallbacks_to_glibc", heap.guard_fallbacks}};
+  // The plugin server's maps are not this process's to read unless it is
+  // root (remote/server_resources.h): counted only for a plugin here.
+  if (conform::CheckProcessServer() == nullptr) {
+    std::ifstream maps("/proc/self/maps");
+    described["process_mappings"] =
+        std::count(std::istreambuf_iterator<char>(maps), std::istreambuf_iterator<char>(), '\n');
+  }
+  return described;
 }
 
 nlohmann::json Describe(const std::pair<HeapGrowth, HeapGrowth>& growth, int cycles_per_half) {
@@ -701,7 +703,7 @@ SECTL_CHECK("lifecycle.no_growth", kRecommended,
   if (HeapNow().bytes == 0) {
     check.details()["heap_measured"] = false;
     check.details()["heap_not_measured_because"] =
-        "mallinfo2 reports no heap in use: malloc is not glibc's in this process";
+        "mallinfo2 reports no heap in use: malloc is not glibc's in the plugin's process";
     return;
   }
   JudgeHeapPerObject(check);

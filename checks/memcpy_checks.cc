@@ -73,7 +73,7 @@ void CheckCopyToDevice(conform::CheckContext& check, CopyForm form) {
   copies::Problems problems;
   for (const uint64_t size : kCopySizes) {
     FencedAllocation destination = bench.Fence({.size = size}, copies::kBackgroundSeed);
-    const std::vector<unsigned char> payload = conform::TestPattern(size, copies::kPayloadSeed);
+    const conform::HostBytes payload = conform::TestPattern(size, copies::kPayloadSeed);
     FencedHostBuffer source(size);
     std::copy(payload.begin(), payload.end(), source.data());
     const std::string operation = DescribeCopy(form, size, "to", destination);
@@ -92,8 +92,8 @@ void CheckCopyToDevice(conform::CheckContext& check, CopyForm form) {
 // compared with `payload` (and with `previous`, what the range held before,
 // to name a stale copy as such). Returns whether anything was wrong.
 bool CheckHostCopy(copies::Problems& problems, std::string_view operation,
-                   const FencedHostBuffer& destination, const std::vector<unsigned char>& payload,
-                   const std::vector<unsigned char>& previous) {
+                   const FencedHostBuffer& destination, const conform::HostBytes& payload,
+                   const conform::HostBytes& previous) {
   if (std::string in_front = destination.DamageInFront(); !in_front.empty()) {
     problems.Add(fmt::format("{}: {}", operation, in_front));
     problems.Explain("in TensorFlow the bytes in front of a host buffer belong to something else");
@@ -125,9 +125,9 @@ void CheckCopyToHost(conform::CheckContext& check, CopyForm form) {
   copies::Problems problems;
   for (const uint64_t size : kCopySizes) {
     FencedAllocation source = bench.Fence({.size = size}, copies::kBackgroundSeed);
-    std::vector<unsigned char> previous;
+    conform::HostBytes previous;
     for (const unsigned seed : {copies::kPayloadSeed, copies::kSecondPayloadSeed}) {
-      const std::vector<unsigned char> payload = conform::TestPattern(size, seed);
+      const conform::HostBytes payload = conform::TestPattern(size, seed);
       std::copy(payload.begin(), payload.end(), source.expected_range().begin());
       bench.Store(source);
       FencedHostBuffer destination(size);
@@ -156,7 +156,7 @@ void CheckCopyWithinDevice(conform::CheckContext& check, CopyForm form) {
   for (const uint64_t size : kCopySizes) {
     FencedAllocation source =
         bench.Fence({.offset = kSourceOffset, .size = size}, copies::kSourceBackgroundSeed);
-    const std::vector<unsigned char> payload = conform::TestPattern(size, copies::kPayloadSeed);
+    const conform::HostBytes payload = conform::TestPattern(size, copies::kPayloadSeed);
     std::copy(payload.begin(), payload.end(), source.expected_range().begin());
     bench.Store(source);
     FencedAllocation destination = bench.Fence({.size = size}, copies::kBackgroundSeed);

@@ -150,17 +150,23 @@ std::string ReadBackProblem(uint64_t offset, unsigned char written, unsigned cha
 std::string SyncCopyProblem(conform::CheckContext& /*check*/, const host::Device& device,
                             const host::DeviceMemory& memory,
                             std::span<const std::pair<uint64_t, unsigned char>> bytes) {
+  conform::HostBytes host_byte(1);  // memory the plugin's process can reach
   for (const auto& [offset, value] : bytes) {
-    if (auto written = device.SyncMemcpyHtoD(memory.Slice(offset, 1), &value, 1); !written) {
+    host_byte[0] = value;
+    if (auto written = device.SyncMemcpyHtoD(memory.Slice(offset, 1), host_byte.data(), 1);
+        !written) {
       return written.error().message();
     }
   }
   for (const auto& [offset, value] : bytes) {
-    unsigned char read = ~value;
-    if (auto copied = device.SyncMemcpyDtoH(&read, memory.Slice(offset, 1), 1); !copied) {
+    host_byte[0] = ~value;
+    if (auto copied = device.SyncMemcpyDtoH(host_byte.data(), memory.Slice(offset, 1), 1);
+        !copied) {
       return copied.error().message();
     }
-    if (auto problem = ReadBackProblem(offset, value, read); !problem.empty()) return problem;
+    if (auto problem = ReadBackProblem(offset, value, host_byte[0]); !problem.empty()) {
+      return problem;
+    }
   }
   return {};
 }
@@ -170,10 +176,12 @@ std::string StreamCopyProblem(conform::CheckContext& check, const host::Device& 
                               std::span<const std::pair<uint64_t, unsigned char>> bytes) {
   auto stream = device.CreateStream();
   if (!stream) return stream.error().message();
-  std::vector<unsigned char> read(bytes.size());
+  conform::HostBytes read(bytes.size());
+  conform::HostBytes sent(bytes.size());
   for (size_t i = 0; i < bytes.size(); ++i) {
     read[i] = ~bytes[i].second;
-    if (auto written = (*stream)->MemcpyHtoD(memory.Slice(bytes[i].first, 1), &bytes[i].second, 1);
+    sent[i] = bytes[i].second;
+    if (auto written = (*stream)->MemcpyHtoD(memory.Slice(bytes[i].first, 1), &sent[i], 1);
         !written) {
       return written.error().message();
     }
@@ -717,10 +725,22 @@ void CheckHostAccessibleMemory(conform::CheckContext& check, host::HostMemoryKin
                                        allocate_name, Bytes(size), Address(memory.data()),
                                        Bytes(past)));
     }
+    // Written and read as TensorFlow would, directly; where the plugin is
+    // (its server's process, or this one).
     const auto pattern = conform::TestPattern(size, static_cast<unsigned>(size));
-    auto* bytes = static_cast<unsigned char*>(memory.data());
-    std::copy(pattern.begin(), pattern.end(), bytes);
-    if (auto difference = conform::FirstDifference(pattern.data(), bytes, size);
+    const auto& dispatcher = device.dispatcher();
+    if (auto written = dispatcher.WritePluginMemory(memory.data(), std::as_bytes(std::span(pattern)));
+        !written) {
+      unusable.push_back(fmt::format("{}: {}", Bytes(size), written.error().message()));
+      continue;
+    }
+    auto read = dispatcher.ReadPluginMemory(memory.data(), size);
+    if (!read) {
+      unusable.push_back(fmt::format("{}: {}", Bytes(size), read.error().message()));
+      continue;
+    }
+    if (auto difference = conform::FirstDifference(
+            pattern.data(), reinterpret_cast<const unsigned char*>(read->data()), size);
         !difference.empty()) {
       unusable.push_back(fmt::format("{}: {}", Bytes(size), difference));
     }
@@ -983,7 +1003,7 @@ int64_t PhysicalMemoryBytes() {
 // with sync_memcpy_htod, or memcpy_htod and a wait where the check avoids it.
 void Touch(conform::CheckContext& check, const host::Device& device,
            const host::DeviceMemory& memory, uint64_t bytes) {
-  const std::vector<unsigned char> chunk(kMiB, 0x11);
+  const conform::HostBytes chunk(kMiB, 0x11);
   std::unique_ptr<host::Stream> stream;
   if (check.Avoids(PluginFunction::kSyncMemcpyHtoD)) {
     stream = check.Require(device.CreateStream(), "create_stream (touching the memory taken)");

@@ -30,7 +30,8 @@ constexpr host::VersionFields kNextMinorVersion{SE_MAJOR, SE_MINOR + 1, SE_PATCH
 class InitCall : public host::InitOnlyRegistration {
  public:
   InitCall(conform::CheckContext& check, const host::VersionFields& offered)
-      : InitOnlyRegistration(check.journal(), check.library().init_plugin(), offered) {}
+      : InitOnlyRegistration(check.journal(), check.library().init_plugin(), offered,
+                             check.server()) {}
 
   bool RegisteredNothing() const { return RegisteredMembers().empty(); }
   bool RegisteredEverything() const { return RegisteredMembers().size() == 4; }

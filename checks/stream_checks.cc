@@ -216,11 +216,11 @@ Sighting WatchWait(conform::CheckContext& check, host::Stream& waiting, host::St
 // in the stream.
 struct ReadBack {
   size_t expected_version;
-  std::vector<unsigned char> bytes;
+  conform::HostBytes bytes;
 };
 
 // The share of `bytes` equal to `version`.
-double ShareOf(const std::vector<unsigned char>& version, const std::vector<unsigned char>& bytes) {
+double ShareOf(const conform::HostBytes& version, const conform::HostBytes& bytes) {
   size_t equal = 0;
   for (size_t i = 0; i < bytes.size(); ++i) equal += bytes[i] == version[i] ? 1 : 0;
   return static_cast<double>(equal) / static_cast<double>(bytes.size());
@@ -228,7 +228,7 @@ double ShareOf(const std::vector<unsigned char>& version, const std::vector<unsi
 
 // The ordering failure a read-back shows, if any. A copy that holds none of
 // the versions is broken in itself (memcpy.* reports that), not out of order.
-std::optional<std::string> OrderingFailure(const std::vector<std::vector<unsigned char>>& versions,
+std::optional<std::string> OrderingFailure(const std::vector<conform::HostBytes>& versions,
                                            const ReadBack& read_back) {
   // Stray bytes match a version 1 time in 256; a tenth is no accident.
   constexpr double kSubstantial = 0.1;
@@ -320,11 +320,11 @@ SECTL_CHECK("stream.in_order", kRequired,
   // Locals die in reverse order: the stream, drained as it is destroyed, must
   // go before the memory its queued copies touch.
   auto memory = check.Require(device.Allocate(kBytes), "allocate");
-  const std::vector<std::vector<unsigned char>> versions = {conform::TestPattern(kBytes, 1),
+  const std::vector<conform::HostBytes> versions = {conform::TestPattern(kBytes, 1),
                                                             conform::TestPattern(kBytes, 2),
                                                             conform::TestPattern(kBytes, 3)};
-  std::array<ReadBack, 2> read_backs = {ReadBack{1, std::vector<unsigned char>(kBytes)},
-                                        ReadBack{2, std::vector<unsigned char>(kBytes)}};
+  std::array<ReadBack, 2> read_backs = {ReadBack{1, conform::HostBytes(kBytes)},
+                                        ReadBack{2, conform::HostBytes(kBytes)}};
   auto stream = check.Require(device.CreateStream(), "create_stream");
   check.Require(stream->MemcpyHtoD(memory.base(), versions[0].data(), kBytes), "memcpy_htod");
   check.Require(conform::WaitForStream(check, *stream), "waiting for the stream");
@@ -552,7 +552,7 @@ SECTL_CHECK("stream.status_ok_when_healthy", kRequired,
   const host::Device& device = check.device();
   auto memory = check.Require(device.Allocate(kBytes), "allocate");
   const auto written = conform::TestPattern(kBytes);
-  std::vector<unsigned char> read_back(kBytes);
+  conform::HostBytes read_back(kBytes);
   auto stream = check.Require(device.CreateStream(), "create_stream");
   // Each stage must leave the stream OK; the first that does not is reported.
   const auto expect_ok = [&](std::string_view after) {

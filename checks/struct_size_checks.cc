@@ -137,7 +137,7 @@ HostOutcome UseHost(conform::CheckContext& check, const host::PlatformOptions& o
   if (!memory) return stop(memory.error().message());
   ++outcome.steps_done;
   const auto written = conform::TestPattern(kSmallAllocation);
-  std::vector<unsigned char> read_back(kSmallAllocation, 0);
+  conform::HostBytes read_back(kSmallAllocation, 0);
   if (auto copied = (*device)->SyncMemcpyHtoD(memory->base(), written.data(), kSmallAllocation);
       !copied) {
     return stop(copied.error().message());

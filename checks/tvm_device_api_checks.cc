@@ -37,9 +37,9 @@ bool AlignedTo(const void* pointer, size_t alignment) {
 }
 
 // Reads `bytes` of device memory at `pointer` + `offset`, after a sync.
-std::vector<unsigned char> ReadBack(conform::CheckContext& check, DeviceApi& api, int id,
+conform::HostBytes ReadBack(conform::CheckContext& check, DeviceApi& api, int id,
                                     void* pointer, size_t offset, size_t bytes) {
-  std::vector<unsigned char> out(bytes);
+  conform::HostBytes out(bytes);
   check.Require(api.CopyDataFromTo({Side::kDevice, pointer, offset}, {Side::kHost, out.data(), 0},
                                    bytes, id, nullptr),
                 "CopyDataFromTo device to host");
@@ -268,7 +268,7 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.copy_with_offsets", kRequired,
 
   auto expect_region = [&](void* pointer, size_t offset, const char* what) {
     const auto whole = ReadBack(check, api, id, pointer, 0, kAllocation);
-    std::vector<unsigned char> expected = background;
+    conform::HostBytes expected = background;
     std::memcpy(expected.data() + offset, payload.data() + kSourceOffset, kBytes);
     const std::string difference =
         conform::FirstDifference(expected.data(), whole.data(), kAllocation);
@@ -280,12 +280,12 @@ SECTL_CHECK_IN_PROFILES("tvm_device_api.copy_with_offsets", kRequired,
   expect_region(first, kTargetOffset, "host to device with offsets");
   expect_region(second, kSourceOffset, "device to device with offsets");
   // Device to host into an interior of a host buffer.
-  std::vector<unsigned char> host(kBytes + 64, 0xEE);
+  conform::HostBytes host(kBytes + 64, 0xEE);
   check.Require(api.CopyDataFromTo({Side::kDevice, second, kSourceOffset},
                                    {Side::kHost, host.data(), 32}, kBytes, id, nullptr),
                 "CopyDataFromTo device to host");
   check.Require(api.StreamSync(id, nullptr), "StreamSync");
-  std::vector<unsigned char> expected(kBytes + 64, 0xEE);
+  conform::HostBytes expected(kBytes + 64, 0xEE);
   std::memcpy(expected.data() + 32, payload.data() + kSourceOffset, kBytes);
   const std::string difference =
       conform::FirstDifference(expected.data(), host.data(), host.size());
@@ -329,7 +329,7 @@ SECTL_CHECK_IN_PROFILES(
   void* busy_b = check.Require(api.AllocDataSpace(id, kBusy, 64), "AllocDataSpace");
   void* target = check.Require(api.AllocDataSpace(id, kBytes, 64), "AllocDataSpace");
   const auto original = conform::TestPattern(kBytes, 21);
-  std::vector<unsigned char> host = original;
+  conform::HostBytes host = original;
   for (int i = 0; i < 4; ++i) {
     check.Require(api.CopyDataFromTo({Side::kDevice, busy_a, 0}, {Side::kDevice, busy_b, 0}, kBusy,
                                      id, nullptr),

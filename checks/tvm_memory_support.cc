@@ -19,15 +19,15 @@ using tvm::Side;
 constexpr size_t kWindow = 4096;
 
 void Write(conform::CheckContext& check, tvm::DeviceApiRoute& api, int id, void* pointer,
-           size_t offset, const std::vector<unsigned char>& bytes) {
+           size_t offset, const conform::HostBytes& bytes) {
   check.Require(api.CopyDataFromTo({Side::kHost, const_cast<unsigned char*>(bytes.data()), 0},
                                    {Side::kDevice, pointer, offset}, bytes.size(), id, nullptr),
                 "CopyDataFromTo host to device");
 }
 
-std::vector<unsigned char> Read(conform::CheckContext& check, tvm::DeviceApiRoute& api, int id,
+conform::HostBytes Read(conform::CheckContext& check, tvm::DeviceApiRoute& api, int id,
                                 void* pointer, size_t offset, size_t bytes) {
-  std::vector<unsigned char> out(bytes);
+  conform::HostBytes out(bytes);
   check.Require(api.CopyDataFromTo({Side::kDevice, pointer, offset}, {Side::kHost, out.data(), 0},
                                    bytes, id, nullptr),
                 "CopyDataFromTo device to host");
@@ -50,7 +50,7 @@ std::string RoundTripAtAlignedOffsets(conform::CheckContext& check, tvm::DeviceA
   std::vector<std::pair<size_t, size_t>> windows;  // (byte_offset, bytes)
   if (last > 0) windows.emplace_back(0, std::min(last, kWindow));
   windows.emplace_back(last, std::min(bytes - last, kWindow));
-  std::vector<std::vector<unsigned char>> written;
+  std::vector<conform::HostBytes> written;
   for (size_t i = 0; i < windows.size(); ++i) {
     written.push_back(conform::TestPattern(windows[i].second, seed + static_cast<unsigned>(i)));
     Write(check, api, device_id, pointer, windows[i].first, written.back());
@@ -73,7 +73,7 @@ std::string FirstBlockSharingStorage(conform::CheckContext& check, tvm::DeviceAp
                                      int device_id, const std::vector<HeldBlock>& blocks,
                                      const std::string& what) {
   constexpr unsigned kSeed = 90;
-  std::vector<std::vector<unsigned char>> patterns;
+  std::vector<conform::HostBytes> patterns;
   for (size_t i = 0; i < blocks.size(); ++i) {
     patterns.push_back(conform::TestPattern(blocks[i].bytes, kSeed + static_cast<unsigned>(i)));
     Write(check, api, device_id, blocks[i].pointer, 0, patterns.back());

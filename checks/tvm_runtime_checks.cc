@@ -168,7 +168,7 @@ SECTL_CHECK_IN_PROFILES(
                               set.error().message()));
     }
     const auto sent = conform::TestPattern(kBytes, 60 + static_cast<unsigned>(round % 7));
-    std::vector<unsigned char> received(kBytes + kOffset, 0xEE);
+    conform::HostBytes received(kBytes + kOffset, 0xEE);
     const tvm::RouteStream copy_stream = copy_limit ? nullptr : stream;
     check.Require(
         api.CopyDataFromTo({tvm::Side::kHost, const_cast<unsigned char*>(sent.data()), 0},

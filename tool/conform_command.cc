@@ -22,6 +22,7 @@
 #include "conform/run_conform.h"
 #include "isolation/interruption.h"
 #include "loader/plugin_library.h"
+#include "remote/server_location.h"
 #include "report/conform_json.h"
 #include "report/conform_junit.h"
 #include "report/conform_table.h"
@@ -423,8 +424,19 @@ int RunConformCommand(const ConformCommandOptions& options) {
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   run.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
   run.isolate = options.isolation != "none";
-  auto confinement =
-      ConfinementFromFlags(options.confinement, {run.settings.plugin_path, run.settings.tvm_core});
+  // Isolated, a StreamExecutor plugin runs in a server process of its own,
+  // where nothing of the check's is (docs/plugin-server.md).
+  if (run.isolate && run.settings.abi == loader::PluginAbi::kStreamExecutor) {
+    run.settings.plugin_server = remote::PluginServerExecutable();
+    if (run.settings.plugin_server.empty()) {
+      return ReportError(Error(ErrorCode::kInternal,
+                               "sectl-plugin-server is not installed beside sectl: reinstall "
+                               "sectl, or run with --isolation none"));
+    }
+  }
+  auto confinement = ConfinementFromFlags(
+      options.confinement,
+      {run.settings.plugin_path, run.settings.tvm_core, run.settings.plugin_server});
   if (!confinement) return ReportUsageError(confinement.error().message());
   run.confinement = std::move(*confinement);
   run.command_line = options.command_line;

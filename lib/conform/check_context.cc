@@ -22,7 +22,8 @@ void CheckContext::TearDown() {
 host::Platform& CheckContext::platform() {
   if (!platform_) {
     auto created =
-        host::Platform::Create(library(), journal(), {.generation = settings().generation});
+        host::Platform::Create(library(), journal(),
+                               {.generation = settings().generation, .server = server()});
     if (!created) Abort(DescribeFailure("registering the plugin", created.error()));
     platform_ = std::move(*created);
     // A function that crashed or hung before the checks is not called again
@@ -78,7 +79,9 @@ tvm::DeviceApiRoute& CheckContext::tvm_route() {
 
 Expected<std::unique_ptr<host::Platform>> CheckContext::CreatePlatform(
     const host::PlatformOptions& options) {
-  return host::Platform::Create(library(), journal(), options);
+  host::PlatformOptions in_server = options;
+  in_server.server = server();
+  return host::Platform::Create(library(), journal(), in_server);
 }
 
 }  // namespace sectl::conform

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "base/json_text.h"
+#include "conform/check_process_server.h"
 #include "conform/crash_backtrace.h"
 #include "conform/null_handle_crash.h"
 #include "conform/run_check_body.h"
@@ -301,6 +302,7 @@ int RunInChild(const CheckDefinition& check, const CheckSettings& settings, host
   if (settings.guard_malloc) isolation::EnableGuardMalloc(settings.plugin_path.c_str());
   const CheckOutcome outcome = RunCheckBody(check, settings, journal);
   isolation::WriteResult(result_fd, EncodeOutcome(outcome));
+  EndCheckProcessServer();
   return kChildReported;
 }
 

@@ -1,6 +1,7 @@
 #include "conform/check_support.h"
 
 #include <fmt/format.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,8 +13,11 @@
 #include <mutex>
 
 #include "conform/check_context.h"
+#include "conform/check_process_server.h"
 #include "host/memory.h"
+#include "isolation/guard_malloc.h"
 #include "host/stream.h"
+#include "remote/plugin_server.h"
 
 namespace sectl::conform {
 
@@ -55,8 +59,8 @@ struct BusyWork::State {
   std::atomic<bool> callback_returned{false};
   // The copy route: what went to the device, and where it comes back.
   host::DeviceMemory device_buffer;
-  std::vector<unsigned char> sent;
-  std::shared_ptr<std::vector<unsigned char>> landing;
+  HostBytes sent;
+  std::shared_ptr<HostBytes> landing;
   // The idle route: the function that ruled the busy routes out, and why.
   abi::PluginFunction idle_because = abi::PluginFunction::kHostCallback;
   std::string why_idle;
@@ -81,8 +85,8 @@ namespace {
 // Landing buffers of copies that had not arrived when their BusyWork went:
 // a plugin may still write them, so they live as long as the process.
 std::mutex abandoned_mutex;
-std::vector<std::shared_ptr<std::vector<unsigned char>>>& AbandonedLandings() {
-  static std::vector<std::shared_ptr<std::vector<unsigned char>>> landings;
+std::vector<std::shared_ptr<HostBytes>>& AbandonedLandings() {
+  static std::vector<std::shared_ptr<HostBytes>> landings;
   return landings;
 }
 
@@ -163,7 +167,7 @@ BusyWork::BusyWork(CheckContext& check, host::Stream& stream, std::chrono::milli
   state_->route = Route::kCopy;
   state_->device_buffer = std::move(*memory);
   state_->sent = TestPattern(kBusyCopyBytes, 11);
-  state_->landing = std::make_shared<std::vector<unsigned char>>(state_->sent);
+  state_->landing = std::make_shared<HostBytes>(state_->sent);
   for (unsigned char& byte : *state_->landing) byte = static_cast<unsigned char>(~byte);
   if (auto copied =
           stream.MemcpyHtoD(state_->device_buffer.base(), state_->sent.data(), state_->sent.size());
@@ -222,8 +226,8 @@ void BlockBecauseIdle(CheckContext& check, const IdleStream& idle, std::string_v
                             what_was_seen, needs_busy_work_to, idle.why));
 }
 
-std::vector<unsigned char> TestPattern(size_t size, unsigned seed) {
-  std::vector<unsigned char> bytes(size);
+HostBytes TestPattern(size_t size, unsigned seed) {
+  HostBytes bytes(size);
   for (size_t i = 0; i < size; ++i) {
     bytes[i] = static_cast<unsigned char>((i * 7 + i / 251 + size_t{seed} * 13 + 1) & 0xFF);
   }
@@ -246,6 +250,24 @@ GuardedHostBuffer::GuardedHostBuffer(size_t size) : size_(size) {
   const size_t usable = (size + page - 1) / page * page;
   // A guard page on each side; the buffer ends exactly at the back guard.
   mapping_size_ = usable + 2 * page;
+  if (remote::PluginServer* server = CheckProcessServer()) {
+    // A page more than needed, to start at a page boundary.
+    arena_block_ = server->arena().Allocate(mapping_size_ + page);
+    if (arena_block_ == nullptr) return;
+    const uintptr_t start = (reinterpret_cast<uintptr_t>(arena_block_) + page - 1) / page * page;
+    auto* base = reinterpret_cast<unsigned char*>(start);  // NOLINT(performance-no-int-to-ptr)
+    if (!server->ProtectArena(base, page, false) ||
+        !server->ProtectArena(base + page + usable, page, false)) {
+      (void)server->ProtectArena(base, mapping_size_, true);
+      server->arena().Free(arena_block_);
+      arena_block_ = nullptr;
+      return;
+    }
+    server_ = server;
+    mapping_ = base;
+    data_ = base + page + usable - size;
+    return;
+  }
   void* mapping = ::mmap(nullptr, mapping_size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapping == MAP_FAILED) return;
   auto* base = static_cast<unsigned char*>(mapping);
@@ -258,10 +280,25 @@ GuardedHostBuffer::GuardedHostBuffer(size_t size) : size_(size) {
 }
 
 GuardedHostBuffer::~GuardedHostBuffer() {
+  if (server_ != nullptr) {
+    // Accessible again before the arena hands the pages to anything else.
+    if (server_->ProtectArena(mapping_, mapping_size_, true)) server_->arena().Free(arena_block_);
+    return;
+  }
   if (mapping_ != nullptr) ::munmap(mapping_, mapping_size_);
 }
 
 int ThreadCount() {
+  if (remote::PluginServer* server = CheckProcessServer()) {
+    // Read here where this process can see the server; else as it says.
+    auto threads = server->ThreadCount();
+    if (!threads) {
+      auto reported = server->ResourcesInUse();
+      if (!reported) return 0;
+      threads = reported->threads;
+    }
+    return static_cast<int>(*threads - server->lanes_open());
+  }
   std::error_code error;
   int count = 0;
   for (auto it = std::filesystem::directory_iterator("/proc/self/task", error);
@@ -272,11 +309,30 @@ int ThreadCount() {
 }
 
 uint64_t ResidentBytes() {
+  if (remote::PluginServer* server = CheckProcessServer()) {
+    auto resident = server->ResidentBytes();
+    if (resident) return *resident;
+    auto reported = server->ResourcesInUse();
+    return reported ? reported->resident_bytes : 0;
+  }
   std::ifstream statm("/proc/self/statm");
   uint64_t size_pages = 0;
   uint64_t resident_pages = 0;
   if (!(statm >> size_pages >> resident_pages)) return 0;
   return resident_pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+PluginHeap PluginHeapNow() {
+  if (remote::PluginServer* server = CheckProcessServer()) {
+    auto heap = server->ResourcesInUse();
+    if (!heap) return {};
+    return {heap->malloc_bytes + heap->guarded_live_bytes, heap->guarded_allocations,
+            heap->guarded_live_blocks, heap->guard_fallbacks};
+  }
+  const struct mallinfo2 info = ::mallinfo2();
+  const auto guarded = isolation::GuardMallocCountersNow();
+  return {info.uordblks + info.hblkhd + guarded.live_bytes, guarded.guarded_allocations,
+          guarded.live_blocks, guarded.fallbacks};
 }
 
 }  // namespace sectl::conform

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -18,6 +19,10 @@
 namespace sectl::host {
 class Stream;
 }
+
+namespace sectl::remote {
+class PluginServer;
+}  // namespace sectl::remote
 
 namespace sectl::conform {
 
@@ -126,9 +131,16 @@ class BusyWork {
                                    std::string_view what_was_seen,
                                    std::string_view needs_busy_work_to);
 
+// Host memory sectl hands the plugin, such as the host side of a copy:
+// from the default std::pmr resource, which in a check's process that
+// drives a plugin server is the server's arena, so that the plugin's
+// process reads and writes the same bytes (conform/check_process_server.h).
+// A plain std::vector would be at an address that means nothing there.
+using HostBytes = std::pmr::vector<unsigned char>;
+
 // Bytes that differ from position to position and from `seed` to `seed`, so
 // that a copy from the wrong offset or a stale buffer is visible.
-std::vector<unsigned char> TestPattern(size_t size, unsigned seed = 0);
+HostBytes TestPattern(size_t size, unsigned seed = 0);
 
 // "" when equal; else "byte 12 reads back as 0x00, 0x5a was written".
 std::string FirstDifference(const unsigned char* expected, const unsigned char* actual,
@@ -137,7 +149,10 @@ std::string FirstDifference(const unsigned char* expected, const unsigned char* 
 // Host memory that ends exactly where a PROT_NONE page begins, with another
 // inaccessible page in front of its first page: a plugin that reads or
 // writes past the end of the buffer it was given (or far before it)
-// crashes on the spot, and the crash is attributed to its call.
+// crashes on the spot, and the crash is attributed to its call. With a
+// plugin server (check_process_server.h), the memory is in its arena and
+// the guard pages are inaccessible in the server's view of it, where the
+// plugin runs.
 class GuardedHostBuffer {
  public:
   explicit GuardedHostBuffer(size_t size);
@@ -151,16 +166,36 @@ class GuardedHostBuffer {
   bool ok() const { return mapping_ != nullptr; }
 
  private:
-  void* mapping_ = nullptr;
+  void* mapping_ = nullptr;  // the mapping, or the first guard page in the arena
   size_t mapping_size_ = 0;
+  remote::PluginServer* server_ = nullptr;  // whose arena holds the buffer
+  void* arena_block_ = nullptr;
   unsigned char* data_ = nullptr;
   size_t size_;
 };
 
-// The number of threads in this process (from /proc/self/task).
+// The number of threads of the plugin's process (from /proc): this
+// process, or the plugin server's (check_process_server.h) less the one
+// thread each of its lanes adds, so that counts taken with different
+// numbers of lanes open compare. A server this process cannot see in /proc
+// (both are non-dumpable, and /proc has hidepid=2) says its own count:
+// self-reported, like its heap (remote/call_protocol.h). 0 if unknown.
 int ThreadCount();
 
-// This process's resident memory in bytes (from /proc/self/statm); 0 if unknown.
+// The plugin process's resident memory in bytes (from /proc, or reported
+// as ThreadCount says); 0 if unknown.
 uint64_t ResidentBytes();
+
+// The plugin process's heap in use: glibc's bytes (mallinfo2), and what the
+// guard-page allocator holds for the plugin (isolation/guard_malloc.h). From
+// the plugin server, when there is one: self-reported there. All zero when
+// unknown.
+struct PluginHeap {
+  uint64_t bytes = 0;  // glibc's, and the guarded blocks' bytes
+  uint64_t guarded_allocations = 0;
+  uint64_t guarded_live_blocks = 0;
+  uint64_t guard_fallbacks = 0;
+};
+PluginHeap PluginHeapNow();
 
 }  // namespace sectl::conform

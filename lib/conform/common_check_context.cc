@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "conform/check_process_server.h"
 #include "tvm/runtime_call.h"
 
 namespace sectl::conform {
@@ -42,13 +43,28 @@ std::string CommonCheckContext::DescribeFailure(std::string_view doing, const Er
 
 const loader::PluginLibrary& CommonCheckContext::library() {
   if (!library_) {
-    auto opened = loader::PluginLibrary::Open(
-        settings_.plugin_path,
-        {.lazy = settings_.lazy, .abi = settings_.abi, .tvm_core = settings_.tvm_core});
+    auto opened = [&]() -> Expected<loader::PluginLibrary> {
+      if (remote::PluginServer* in = server()) {
+        return loader::PluginLibrary::OpenInServer(settings_.plugin_path, {.lazy = settings_.lazy},
+                                                   *in);
+      }
+      return loader::PluginLibrary::Open(
+          settings_.plugin_path,
+          {.lazy = settings_.lazy, .abi = settings_.abi, .tvm_core = settings_.tvm_core});
+    }();
     if (!opened) StopOn("loading the plugin", opened.error());
     library_ = std::make_unique<loader::PluginLibrary>(std::move(*opened));
   }
   return *library_;
+}
+
+remote::PluginServer* CommonCheckContext::server() {
+  if (settings_.plugin_server.empty() || settings_.abi != loader::PluginAbi::kStreamExecutor) {
+    return nullptr;
+  }
+  auto started = StartCheckProcessServer(settings_.plugin_server);
+  if (!started) throw CheckCannotGoOn{DescribeFailure("starting the plugin server", started.error())};
+  return *started;
 }
 
 bool CommonCheckContext::Avoids(abi::PluginFunction function) const {

@@ -47,6 +47,11 @@ struct CheckSettings {
   // A TVM runtime library: TVM's core library to load first (--tvm-core;
   // loader::LoadOptions::tvm_core).
   std::string tvm_core;
+  // The sectl-plugin-server executable: a StreamExecutor plugin is loaded
+  // and called there, in a process of its own, never in the check's
+  // (conform/check_process_server.h). Empty: in the check's process (the
+  // TVM profiles, and --isolation none).
+  std::string plugin_server;
   // Plugin allocations in the check's process end at an inaccessible page,
   // so an overrun crashes at the faulty write (--no-guard-malloc: off).
   bool guard_malloc = true;
@@ -91,8 +96,11 @@ class CommonCheckContext {
   const abi::HostGeneration& generation() const { return settings_.generation; }
   host::Journal& journal() { return journal_; }
 
-  // The plugin library, opened on first use.
+  // The plugin library, opened on first use: in the plugin server when the
+  // settings name one (server() is then that server).
   const loader::PluginLibrary& library();
+  // The plugin server the plugin runs in, or nullptr: in this process.
+  remote::PluginServer* server();
 
   // Whether this check tests `function` (its declared .tests), rather than
   // only using it to set up or observe.

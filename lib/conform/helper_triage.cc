@@ -199,7 +199,7 @@ void ProbeCopyRoundTrip(const host::Device& device, Kept& kept, Findings& findin
   }
   const host::DeviceMemory& memory = kept.Hold(std::move(*allocated));
   const auto& sent = kept.Hold(TestPattern(kProbeCopyBytes, 11));
-  auto& landing = kept.Hold(std::vector<unsigned char>(sent));
+  auto& landing = kept.Hold(HostBytes(sent));
   for (unsigned char& byte : landing) byte = static_cast<unsigned char>(~byte);
   if (auto copied = stream->MemcpyHtoD(memory.base(), sent.data(), sent.size()); !copied) {
     findings.Add(copied.error());

@@ -6,6 +6,7 @@
 
 #include "conform/check_context.h"
 #include "conform/tvm_check_context.h"
+#include "host/host_defects.h"
 
 namespace sectl::conform {
 namespace {
@@ -24,6 +25,12 @@ CheckOutcome RunWith(const CheckDefinition& check, void (*body)(Context&),
   } catch (const std::exception& error) {
     return {report::CheckStatus::kError,
             fmt::format("sectl failed while running the check: {}", error.what()),
+            nlohmann::json::object()};
+  }
+  // sectl refused a call it was about to get wrong: whatever the check
+  // concluded from that refusal, the result is sectl's error.
+  if (auto defect = host::FirstHostDefect()) {
+    return {report::CheckStatus::kError, fmt::format("sectl's own defect: {}", *defect),
             nlohmann::json::object()};
   }
   return context.TakeOutcome();

@@ -26,6 +26,7 @@
 #include "abi/plugin_functions.h"
 #include "base/error.h"
 #include "host/call_recording.h"
+#include "host/host_defects.h"
 #include "host/journal.h"
 #include "host/plugin_string.h"
 #include "host/remote_arguments.h"
@@ -187,13 +188,17 @@ class Dispatcher {
   Expected<R> InvokeRemotely(abi::PluginFunction function, R (*fn)(Params...), Args... args) const {
     RemoteCallArguments call;
     (call.template Add<Params>(args, *staging_), ...);
-    if (call.unsupported || call.arena_full || call.callbacks_full) {
-      return tl::unexpected(Error(
+    if (call.unsupported || call.arena_full || call.callbacks_full || call.outside_arena) {
+      Error refused(
           ErrorCode::kInternal,
           fmt::format("sectl cannot pass {} to the plugin server{}", abi::QualifiedName(function),
                       call.arena_full       ? ": its arena is full"
                       : call.callbacks_full ? ": too many host callbacks registered"
-                                            : " (a host function it cannot stand in for)")));
+                      : call.outside_arena  ? ": a host buffer of sectl's is outside the arena"
+                                            : " (a host function it cannot stand in for)"));
+      // Never the plugin's doing, whatever the caller makes of the error.
+      NoteHostDefect(refused.message());
+      return tl::unexpected(std::move(refused));
     }
     std::array<uint64_t, kMaxRecordedArguments> recorded{};
     const uint8_t count = RecordArguments(recorded, args...);
@@ -206,6 +211,10 @@ class Dispatcher {
     // A server that died: the judge has ended the same way already, or
     // (WhenTheServerEnds::kReportIt) the error says how it died.
     if (!answer) return tl::unexpected(answer.error());
+    if (function == abi::PluginFunction::kHostMemoryAllocate ||
+        function == abi::PluginFunction::kUnifiedMemoryAllocate) {
+      staging_->NotePluginHostMemory(answer->result, call.words.back());
+    }
     for (const auto& copy : call.copy_back) std::memcpy(copy.host, copy.staged, copy.bytes);
     if (call.status != nullptr) {
       TF_SetStatus(call.status, static_cast<TF_Code>(answer->status_code), answer->text.c_str());

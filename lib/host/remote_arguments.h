@@ -19,6 +19,7 @@
 //  - any other host function: not carried; the call is refused.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -49,6 +50,25 @@ class RemoteStaging {
   remote::Arena& arena() const { return arena_; }
   remote::PluginServer& server() const { return server_; }
 
+  // Host memory the plugin allocated (host_memory_allocate,
+  // unified_memory_allocate): an address of the server's that sectl may
+  // hand back to the plugin, unlike any other outside the arena. Kept after
+  // it is freed, so that a check may hand a freed address back on purpose.
+  void NotePluginHostMemory(uint64_t address, uint64_t bytes) {
+    if (address == 0) return;
+    const std::lock_guard<std::mutex> held(mutex_);
+    uint64_t& kept = plugin_host_memory_[address];
+    kept = std::max(kept, std::max<uint64_t>(bytes, 1));
+  }
+  bool IsPluginHostMemory(const void* address) const {
+    const auto at = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(address));
+    const std::lock_guard<std::mutex> held(mutex_);
+    auto after = plugin_host_memory_.upper_bound(at);
+    if (after == plugin_host_memory_.begin()) return false;
+    --after;
+    return at - after->first < after->second;
+  }
+
   // The arena copy of `bytes` at `host`, refreshed from it; nullptr when
   // the arena is full.
   void* CopyIn(const void* host, size_t bytes) {
@@ -70,8 +90,9 @@ class RemoteStaging {
   };
   remote::PluginServer& server_;
   remote::Arena& arena_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::map<const void*, Copy> copies_;
+  std::map<uint64_t, uint64_t> plugin_host_memory_;  // address -> bytes
 };
 
 // One call's words, and what to do with them after it.
@@ -81,6 +102,10 @@ struct RemoteCallArguments {
   bool unsupported = false;     // an argument the server cannot be given
   bool arena_full = false;
   bool callbacks_full = false;  // no more host callbacks can be registered
+  // An untyped pointer that is neither in the arena nor the plugin's host
+  // memory: memory of the judge's, meaningless in the server. sectl's
+  // defect (a host buffer not made a HostBytes), refused rather than passed.
+  bool outside_arena = false;
   struct CopyBack {
     void* host;
     const void* staged;
@@ -122,6 +147,10 @@ struct RemoteCallArguments {
                 std::exchange(pending_callback_, nullptr), const_cast<void*>(argument));  // NOLINT
             if (id == 0) callbacks_full = true;
             return id;
+          }
+          if (argument != nullptr && !staging.arena().Contains(argument, 1) &&
+              !staging.IsPluginHostMemory(argument)) {
+            outside_arena = true;
           }
         }
         return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(argument));  // NOLINT

@@ -48,8 +48,17 @@ Expected<void*> UnusualCalls::AllocateHost(const Device& device, HostMemoryKind 
 }
 
 InitOnlyRegistration::InitOnlyRegistration(Journal& journal, loader::InitPluginFunction init_plugin,
-                                           const VersionFields& offered)
-    : dispatcher_(journal), offered_(offered) {
+                                           const VersionFields& offered,
+                                           remote::PluginServer* server)
+    : dispatcher_(journal),
+      offered_(offered),
+      params_(SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE,
+              sizeof(SE_PlatformRegistrationParams), server ? &server->arena() : nullptr),
+      platform_(SP_PLATFORM_STRUCT_SIZE, sizeof(SP_Platform),
+                server ? &server->arena() : nullptr),
+      platform_fns_(SP_PLATFORM_FNS_STRUCT_SIZE, sizeof(SP_PlatformFns),
+                    server ? &server->arena() : nullptr) {
+  dispatcher_.UseServer(server);
   params_->major_version = offered.major;
   params_->minor_version = offered.minor;
   params_->patch_version = offered.patch;

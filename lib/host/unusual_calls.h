@@ -55,8 +55,10 @@ class UnusualCalls {
 // down, with destroy_platform and destroy_platform_fns.
 class InitOnlyRegistration {
  public:
+  // With a `server`, the call is made there (`init_plugin` is the server's
+  // address of SE_InitPlugin, loader::PluginLibrary::OpenInServer).
   InitOnlyRegistration(Journal& journal, loader::InitPluginFunction init_plugin,
-                       const VersionFields& offered);
+                       const VersionFields& offered, remote::PluginServer* server = nullptr);
   ~InitOnlyRegistration();
   InitOnlyRegistration(const InitOnlyRegistration&) = delete;
   InitOnlyRegistration& operator=(const InitOnlyRegistration&) = delete;
@@ -75,9 +77,9 @@ class InitOnlyRegistration {
  private:
   Dispatcher dispatcher_;
   VersionFields offered_;
-  GuardedStruct<SE_PlatformRegistrationParams> params_{SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE};
-  GuardedStruct<SP_Platform> platform_{SP_PLATFORM_STRUCT_SIZE};
-  GuardedStruct<SP_PlatformFns> platform_fns_{SP_PLATFORM_FNS_STRUCT_SIZE};
+  GuardedStruct<SE_PlatformRegistrationParams> params_;
+  GuardedStruct<SP_Platform> platform_;
+  GuardedStruct<SP_PlatformFns> platform_fns_;
   Expected<void> result_;
 };
 

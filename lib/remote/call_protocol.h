@@ -19,7 +19,9 @@
 namespace sectl::remote {
 
 // 2: lanes, host callbacks as events, ReadBytes/WriteBytes.
-inline constexpr uint32_t kProtocolVersion = 2;
+// 3: kProtectArena, for guard pages around the checks' host buffers;
+//    kResourcesInUse, for the leak checks.
+inline constexpr uint32_t kProtocolVersion = 3;
 inline constexpr size_t kMaxCallArguments = 12;
 // A plugin's status message, a dlerror text, a path, a plugin string, or
 // one chunk of plugin memory read or written.
@@ -42,6 +44,33 @@ enum class RequestKind : uint32_t {
   // target: an address of the plugin's; text: the bytes to put there;
   // answer: kFailed when any of them is not writable in the server.
   kWriteBytes = 6,
+  // target: a page-aligned address in the arena; arguments[0]: a length in
+  // bytes, a multiple of the page size; arguments[1]: 1 to make the pages
+  // readable and writable in the server, 0 to make them inaccessible there
+  // (guard pages around a host buffer the judge hands the plugin). Only
+  // the server's view changes; answer: kFailed for a range outside the
+  // arena.
+  kProtectArena = 7,
+  // No arguments; answer: a ResourceReport in text. What the plugin's
+  // process holds, for the leak checks: self-reported, so a plugin could
+  // understate it (as it could its heap by bringing its own allocator);
+  // the judge reads threads and resident memory from /proc itself where it
+  // can see the server (remote/server_resources.h).
+  kResourcesInUse = 8,
+};
+
+// The plugin process's resources (kResourcesInUse): its threads and
+// resident bytes (from its /proc/self), glibc's heap bytes in use
+// (mallinfo2: uordblks + hblkhd), and the guard-page allocator's counters
+// (isolation/guard_malloc.h), zero where it is off.
+struct ResourceReport {
+  uint64_t threads = 0;
+  uint64_t resident_bytes = 0;
+  uint64_t malloc_bytes = 0;
+  uint64_t guarded_allocations = 0;
+  uint64_t guarded_live_blocks = 0;
+  uint64_t guarded_live_bytes = 0;
+  uint64_t guard_fallbacks = 0;
 };
 
 struct Request {

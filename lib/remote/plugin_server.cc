@@ -371,6 +371,36 @@ Expected<void> PluginServer::WriteBytes(uint64_t address, std::span<const std::b
   return {};
 }
 
+Expected<void> PluginServer::ProtectArena(const void* address, size_t bytes, bool accessible) {
+  Request request;
+  request.kind = RequestKind::kProtectArena;
+  request.target = reinterpret_cast<uintptr_t>(address);
+  request.arguments[0] = bytes;
+  request.arguments[1] = accessible ? 1 : 0;
+  request.argument_count = 2;
+  auto reply = Exchange(request);
+  if (!reply) return tl::unexpected(reply.error());
+  if (reply->outcome != Outcome::kReturned) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("the plugin server could not protect {} bytes of its arena at {}: {}",
+                            bytes, address, std::string(reply->text, reply->text_length)));
+  }
+  return {};
+}
+
+Expected<ResourceReport> PluginServer::ResourcesInUse() {
+  Request request;
+  request.kind = RequestKind::kResourcesInUse;
+  auto reply = Exchange(request);
+  if (!reply) return tl::unexpected(reply.error());
+  ResourceReport heap;
+  if (reply->outcome != Outcome::kReturned || reply->text_length != sizeof(heap)) {
+    return Fail(ErrorCode::kInternal, "the plugin server did not report its resources");
+  }
+  std::memcpy(&heap, reply->text, sizeof(heap));
+  return heap;
+}
+
 Expected<uint64_t> PluginServer::ResidentBytes() const { return ResidentBytesOf(pid_); }
 Expected<uint64_t> PluginServer::ThreadCount() const { return ThreadCountOf(pid_); }
 Expected<uint64_t> PluginServer::OpenDescriptorCount() const { return OpenDescriptorCountOf(pid_); }

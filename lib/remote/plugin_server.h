@@ -102,6 +102,12 @@ class PluginServer {
   // bytes of it before the fault) may have been written.
   Expected<void> WriteBytes(uint64_t address, std::span<const std::byte> bytes);
 
+  // Makes whole pages of the arena, [address, address + bytes), accessible
+  // (readable and writable) or inaccessible in the server's mapping only:
+  // guard pages around a host buffer, so that a plugin reading or writing
+  // past it crashes in its own call, as it would in TensorFlow's process.
+  Expected<void> ProtectArena(const void* address, size_t bytes, bool accessible);
+
   // The id to pass the server for the host callback `function(argument,
   // status)` (host/remote_arguments.h does it for host_callback); 0 when no
   // more can be registered. The server hands the plugin a trampoline of
@@ -122,6 +128,9 @@ class PluginServer {
   Expected<uint64_t> ResidentBytes() const;
   Expected<uint64_t> ThreadCount() const;
   Expected<uint64_t> OpenDescriptorCount() const;
+  // The server's resources, as the server reports them (call_protocol.h
+  // says why a plugin could understate them).
+  Expected<ResourceReport> ResourcesInUse();
 
   // Set once the server has ended (a call, or the event listener, found it
   // gone).

@@ -6,6 +6,8 @@
 // the TF_Status functions plugins link against, and nothing of any check.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <malloc.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +16,7 @@
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -266,6 +269,59 @@ Reply WriteBytes(const Request& request) {
   return reply;
 }
 
+// The judge's arena as mapped here; set once in main before any request.
+const sectl::remote::Arena* served_arena = nullptr;
+
+Reply ProtectArena(const Request& request) {
+  Reply reply;
+  const uintptr_t start = request.target;
+  const size_t length = request.arguments[0];
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
+  if (served_arena == nullptr || !served_arena->Contains(AtAddress<const void*>(start), length) ||
+      start % page != 0 || length % page != 0) {
+    reply.outcome = Outcome::kFailed;
+    PutText(reply, "not a whole-page range of the arena");
+    return reply;
+  }
+  const int access = request.arguments[1] != 0 ? PROT_READ | PROT_WRITE : PROT_NONE;
+  if (::mprotect(AtAddress<void*>(start), length, access) != 0) {
+    reply.outcome = Outcome::kFailed;
+    PutText(reply, std::strerror(errno));
+  }
+  return reply;
+}
+
+// The number after `field:` in this process's /proc/self/status; 0 if none.
+uint64_t OwnStatusField(const char* field) {
+  FILE* status = std::fopen("/proc/self/status", "re");
+  if (status == nullptr) return 0;
+  char line[256];
+  uint64_t value = 0;
+  const size_t length = std::strlen(field);
+  while (std::fgets(line, sizeof(line), status) != nullptr) {
+    if (std::strncmp(line, field, length) == 0 && line[length] == ':') {
+      value = std::strtoull(line + length + 1, nullptr, 10);
+      break;
+    }
+  }
+  std::fclose(status);
+  return value;
+}
+
+Reply ResourcesInUse() {
+  Reply reply;
+  const struct mallinfo2 info = ::mallinfo2();
+  sectl::remote::ResourceReport heap;
+  heap.threads = OwnStatusField("Threads");
+  heap.resident_bytes = OwnStatusField("VmRSS") * 1024;
+  heap.malloc_bytes = info.uordblks + info.hblkhd;
+  static_assert(sizeof(heap) <= kMaxMessageText);
+  std::memcpy(reply.text, &heap, sizeof(heap));
+  reply.text_length = sizeof(heap);
+  return reply;
+}
+
 bool IsValid(const Request& request, ssize_t got) {
   return got == sizeof(request) && request.version == kProtocolVersion &&
          request.argument_count <= sectl::remote::kMaxCallArguments &&
@@ -286,6 +342,10 @@ std::optional<Reply> Answer(const Request& request) {
       return ReadBytes(request);
     case RequestKind::kWriteBytes:
       return WriteBytes(request);
+    case RequestKind::kProtectArena:
+      return ProtectArena(request);
+    case RequestKind::kResourcesInUse:
+      return ResourcesInUse();
     case RequestKind::kOpenLane:
       break;
   }
@@ -390,6 +450,7 @@ int main(int argc, char** argv) {
   const int event_channel = std::atoi(argv[5]);
   auto arena = sectl::remote::Arena::Adopt(arena_descriptor, base, bytes);
   if (!arena || !fault_free_copy.Open()) return kExitUsage;
+  served_arena = &*arena;
   EventHub events(event_channel);
   event_hub = &events;
   sectl::remote::status_callback_trampoline = &HostCallbackTrampoline;
