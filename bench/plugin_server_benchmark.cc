@@ -156,6 +156,42 @@ void HostCallbackEvent(benchmark::State& state) {
 }
 BENCHMARK(HostCallbackEvent)->UseRealTime();
 
+// What a check's process pays for its server before the first check call:
+// the executable started, the cpu plugin loaded and registered, and the
+// server ended when the judge is done with it.
+void ServerStartLoadAndEnd(benchmark::State& state) {
+  for (auto _ : state) {
+    auto server = PluginServer::Start(SECTL_PLUGIN_SERVER, size_t{1} << 20);
+    if (!server) {
+      state.SkipWithError(server.error().message().c_str());
+      break;
+    }
+    auto init = (*server)->Load(std::string(SECTL_PLUGIN_DIR) + "/sectl_cpu.so");
+    if (!init || *init == 0) {
+      state.SkipWithError("cannot load the cpu plugin in the server");
+      break;
+    }
+    auto& arena = (*server)->arena();
+    auto* params = static_cast<SE_PlatformRegistrationParams*>(
+        arena.Allocate(sizeof(SE_PlatformRegistrationParams)));
+    params->struct_size = SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE;
+    params->major_version = SE_MAJOR;
+    params->minor_version = SE_MINOR;
+    params->patch_version = SE_PATCH;
+    params->platform = static_cast<SP_Platform*>(arena.Allocate(sizeof(SP_Platform)));
+    params->platform->struct_size = SP_PLATFORM_STRUCT_SIZE;
+    params->platform_fns = static_cast<SP_PlatformFns*>(arena.Allocate(sizeof(SP_PlatformFns)));
+    params->platform_fns->struct_size = SP_PLATFORM_FNS_STRUCT_SIZE;
+    const std::array<uint64_t, 2> words{Word(params), 0};
+    auto registered = (*server)->Call(PluginFunction::kInitPlugin, *init, words);
+    if (!registered || registered->status_code != TF_OK) {
+      state.SkipWithError("SE_InitPlugin failed in the server");
+      break;
+    }
+  }
+}
+BENCHMARK(ServerStartLoadAndEnd)->UseRealTime()->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();
