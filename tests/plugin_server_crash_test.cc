@@ -101,6 +101,22 @@ TEST(PluginServerCrash, TheBacktraceNamesThePluginsFunction) {
   EXPECT_FALSE(report.guard_page_fault) << *report.guard_page_fault;
 }
 
+// The call runs on a lane thread, whose alternate signal stack leaves the
+// crash handler room when the plugin has used up the thread's own.
+TEST(PluginServerCrash, AStackOverflowIsReportedToo) {
+  auto server = PluginServer::Start(SECTL_PLUGIN_SERVER, kArenaBytes);
+  ASSERT_TRUE(server) << server.error().message();
+  PluginServer& plugin = **server;
+  auto init = plugin.Load(testing::FixturePlugin("stack_overflow_in_init"));
+  ASSERT_TRUE(init) << init.error().message();
+  ASSERT_FALSE(RegisterIn(plugin, *init));
+  ASSERT_TRUE(plugin.ended());
+  ASSERT_TRUE(plugin.ended()->signaled);
+  EXPECT_EQ(plugin.ended()->value, SIGSEGV);
+  const std::string backtrace = plugin.crash_report().backtrace;
+  EXPECT_NE(backtrace.find("stack_overflow_in_init.so("), std::string::npos) << backtrace;
+}
+
 TEST(PluginServerCrash, AHeapOverrunWithTheGuardOnIsDescribed) {
   if (!kGuardPagesInUse) GTEST_SKIP() << "a sanitizer's allocator replaces the guard pages";
   auto server = PluginServer::Start(SECTL_PLUGIN_SERVER, kArenaBytes, WhenTheServerEnds::kReportIt,
