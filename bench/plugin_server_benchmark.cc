@@ -158,10 +158,15 @@ BENCHMARK(HostCallbackEvent)->UseRealTime();
 
 // What a check's process pays for its server before the first check call:
 // the executable started, the cpu plugin loaded and registered, and the
-// server ended when the judge is done with it.
+// server ended when the judge is done with it. Argument 1: with the
+// guard-page allocator on (a check's process), which reserves its address
+// space before the plugin is loaded and places the plugin's small blocks.
 void ServerStartLoadAndEnd(benchmark::State& state) {
+  const auto heap =
+      state.range(0) != 0 ? sectl::remote::PluginHeap::kGuarded : sectl::remote::PluginHeap::kPlain;
   for (auto _ : state) {
-    auto server = PluginServer::Start(SECTL_PLUGIN_SERVER, size_t{1} << 20);
+    auto server = PluginServer::Start(SECTL_PLUGIN_SERVER, size_t{1} << 20,
+                                      sectl::remote::WhenTheServerEnds::kReportIt, heap);
     if (!server) {
       state.SkipWithError(server.error().message().c_str());
       break;
@@ -190,7 +195,12 @@ void ServerStartLoadAndEnd(benchmark::State& state) {
     }
   }
 }
-BENCHMARK(ServerStartLoadAndEnd)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(ServerStartLoadAndEnd)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->ArgName("guarded")
+    ->Arg(0)
+    ->Arg(1);
 
 }  // namespace
 
