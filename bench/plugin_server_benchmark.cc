@@ -8,6 +8,7 @@
 //   build/bin/sectl_plugin_server_benchmark --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true   (one command line)
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <array>
 #include <cstdint>
@@ -155,6 +156,67 @@ void HostCallbackEvent(benchmark::State& state) {
   platform->reset();
 }
 BENCHMARK(HostCallbackEvent)->UseRealTime();
+
+// The user and system time of this process's reaped children.
+double ChildrenCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  const auto seconds = [](const timeval& time) {
+    return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// What a check's process pays for its server before the first check call:
+// the executable started, the cpu plugin loaded and registered, and the
+// server ended when the judge is done with it. Argument 1: with the
+// guard-page allocator on (a check's process), which reserves its address
+// space before the plugin is loaded and places the plugin's small blocks.
+// server_cpu_ms: the CPU time of each server itself (reaped by the judge,
+// so counted in RUSAGE_CHILDREN), which a busy machine's wall time hides.
+void ServerStartLoadAndEnd(benchmark::State& state) {
+  const double cpu_before = ChildrenCpuSeconds();
+  const auto heap =
+      state.range(0) != 0 ? sectl::remote::PluginHeap::kGuarded : sectl::remote::PluginHeap::kPlain;
+  for (auto _ : state) {
+    auto server = PluginServer::Start(SECTL_PLUGIN_SERVER, size_t{1} << 20,
+                                      sectl::remote::WhenTheServerEnds::kReportIt, heap);
+    if (!server) {
+      state.SkipWithError(server.error().message().c_str());
+      break;
+    }
+    auto init = (*server)->Load(std::string(SECTL_PLUGIN_DIR) + "/sectl_cpu.so");
+    if (!init || *init == 0) {
+      state.SkipWithError("cannot load the cpu plugin in the server");
+      break;
+    }
+    auto& arena = (*server)->arena();
+    auto* params = static_cast<SE_PlatformRegistrationParams*>(
+        arena.Allocate(sizeof(SE_PlatformRegistrationParams)));
+    params->struct_size = SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE;
+    params->major_version = SE_MAJOR;
+    params->minor_version = SE_MINOR;
+    params->patch_version = SE_PATCH;
+    params->platform = static_cast<SP_Platform*>(arena.Allocate(sizeof(SP_Platform)));
+    params->platform->struct_size = SP_PLATFORM_STRUCT_SIZE;
+    params->platform_fns = static_cast<SP_PlatformFns*>(arena.Allocate(sizeof(SP_PlatformFns)));
+    params->platform_fns->struct_size = SP_PLATFORM_FNS_STRUCT_SIZE;
+    const std::array<uint64_t, 2> words{Word(params), 0};
+    auto registered = (*server)->Call(PluginFunction::kInitPlugin, *init, words);
+    if (!registered || registered->status_code != TF_OK) {
+      state.SkipWithError("SE_InitPlugin failed in the server");
+      break;
+    }
+  }
+  state.counters["server_cpu_ms"] = benchmark::Counter((ChildrenCpuSeconds() - cpu_before) * 1e3 /
+                                                       static_cast<double>(state.iterations()));
+}
+BENCHMARK(ServerStartLoadAndEnd)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->ArgName("guarded")
+    ->Arg(0)
+    ->Arg(1);
 
 }  // namespace
 

@@ -715,7 +715,8 @@ TEST(HostileParent, RunsAsNobodyWhereSectlIsRoot) {
 // Under `sectl probe` the plugin runs in sectl-plugin-server, a program of
 // its own (docs/plugin-server.md): none of sectl's code or strings is in
 // its process, and no descriptor but the server's own (its channels, arena,
-// copy pipe and lane), so there is nothing of the probe's there to forge.
+// copy pipe, crash report channel and lane), so there is nothing of the
+// probe's there to forge.
 TEST(HostileParent, UnderProbeFindsNothingOfSectlsInItsProcess) {
 #if defined(SECTL_SANITIZED)
   GTEST_SKIP() << "the plugin's scan of the server's memory reads what the sanitizer poisons";
@@ -740,9 +741,10 @@ TEST(HostileParent, UnderProbeFindsNothingOfSectlsInItsProcess) {
     EXPECT_FALSE(Contains(text, "FOUND")) << text;
     EXPECT_TRUE(Contains(text, "sectl's strings in this process: none\n")) << text;
     for (const std::string& count : Noted(text, "descriptors beyond stdio")) {
-      // The main channel, the arena, the event channel, the two ends of the
-      // pipe ReadBytes/WriteBytes copy through, and the probe's one lane.
-      EXPECT_EQ(count, "6") << text;
+      // The main channel, the arena, the event channel, the crash report
+      // channel, the two ends of the pipe ReadBytes/WriteBytes copy
+      // through, and the probe's one lane.
+      EXPECT_EQ(count, "7") << text;
     }
   }
 }

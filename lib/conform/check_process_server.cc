@@ -28,11 +28,13 @@ Session& TheSession() {
 
 }  // namespace
 
-Expected<remote::PluginServer*> StartCheckProcessServer(const std::string& executable) {
+Expected<remote::PluginServer*> StartCheckProcessServer(const std::string& executable,
+                                                        bool guard_plugin_heap) {
   Session& session = TheSession();
   if (session.server) return session.server.get();
-  auto started = remote::PluginServer::Start(executable, kCheckArenaBytes,
-                                             remote::WhenTheServerEnds::kEndTheSameWay);
+  auto started = remote::PluginServer::Start(
+      executable, kCheckArenaBytes, remote::WhenTheServerEnds::kEndTheSameWay,
+      guard_plugin_heap ? remote::PluginHeap::kGuarded : remote::PluginHeap::kPlain);
   if (!started) return tl::unexpected(started.error());
   session.server = std::move(*started);
   session.host_buffers = std::make_unique<remote::ArenaResource>(session.server->arena());

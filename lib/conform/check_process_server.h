@@ -22,7 +22,10 @@ namespace sectl::conform {
 // the plugin's process can reach. When the server dies, this process ends
 // the same way (remote::WhenTheServerEnds::kEndTheSameWay): the journal
 // then names the call the plugin died in.
-Expected<remote::PluginServer*> StartCheckProcessServer(const std::string& executable);
+// With `guard_plugin_heap`, the plugin's small heap blocks go against guard
+// pages in the server (isolation/guard_malloc.h).
+Expected<remote::PluginServer*> StartCheckProcessServer(const std::string& executable,
+                                                        bool guard_plugin_heap);
 
 // The server StartCheckProcessServer started, or nullptr: the plugin is in
 // this process.

@@ -299,7 +299,10 @@ int RunInChild(const CheckDefinition& check, const CheckSettings& settings, host
                int result_fd) {
   // Before the plugin is loaded: code mapped now is sectl's, anything loaded
   // later allocates against guard pages (isolation/guard_malloc.h).
-  if (settings.guard_malloc) isolation::EnableGuardMalloc(settings.plugin_path.c_str());
+  // With a plugin server, the guard is the server's (check_process_server.h).
+  if (settings.guard_malloc && settings.plugin_server.empty()) {
+    isolation::EnableGuardMalloc(settings.plugin_path.c_str());
+  }
   const CheckOutcome outcome = RunCheckBody(check, settings, journal);
   isolation::WriteResult(result_fd, EncodeOutcome(outcome));
   EndCheckProcessServer();

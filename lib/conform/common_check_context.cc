@@ -62,7 +62,7 @@ remote::PluginServer* CommonCheckContext::server() {
   if (settings_.plugin_server.empty() || settings_.abi != loader::PluginAbi::kStreamExecutor) {
     return nullptr;
   }
-  auto started = StartCheckProcessServer(settings_.plugin_server);
+  auto started = StartCheckProcessServer(settings_.plugin_server, settings_.guard_malloc);
   if (!started) throw CheckCannotGoOn{DescribeFailure("starting the plugin server", started.error())};
   return *started;
 }

@@ -18,10 +18,12 @@ extern char** environ;  // NOLINT: POSIX declares it nowhere in C++
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string_view>
 #include <utility>
 
 #include "isolation/bounded_reap.h"
 #include "isolation/file_system_view.h"
+#include "isolation/guard_malloc.h"
 #include "isolation/interruption.h"
 #include "isolation/namespaces.h"
 #include "isolation/sandbox.h"
@@ -59,6 +61,11 @@ bool DrainInto(int fd, std::string& sink, size_t limit, bool* truncated) {
     if (errno == EINTR) continue;
     return errno == EAGAIN || errno == EWOULDBLOCK;
   }
+}
+
+// What the guard-page allocator saw, as a frame (isolation/guard_malloc.h).
+void SendGuardPageFault(std::string_view description) {
+  WriteFrame(FrameKind::kGuardPageFault, description.data(), description.size());
 }
 
 // Sends a backtrace as a frame, then dies of the same signal.
@@ -126,6 +133,7 @@ void RestoreDefaultCrashActions() {
   ::dup2(output_fd, STDERR_FILENO);
   const int channel = AdoptResultChannel(result_fd, key);
   if (channel < 0) ::_exit(kConfinementFailed);
+  SetGuardPageFaultSink(SendGuardPageFault);
   // Its own session and process group, so a plugin that forks is killed
   // with its child, and everything else of confinement.h.
   if (auto confined = ConfineChild(options.confinement, setup, environment, channel, filter);

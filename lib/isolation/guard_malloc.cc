@@ -19,8 +19,6 @@
 #include <cstring>
 #include <string_view>
 
-#include "isolation/result_channel.h"
-
 // glibc's allocator, for a guarded block that realloc moves out of the guard.
 // NOLINTBEGIN(bugprone-reserved-identifier)
 extern "C" {
@@ -163,14 +161,18 @@ class SignalSafeText {
   size_t length_ = 0;
 };
 
-// To stderr, for whoever reads the check's log, and as a frame on the result
-// channel (isolation/result_channel.h), which is what sectl believes: a
-// plugin can print the marker, not send the frame.
+// Constant-initialised, as the state is: set before the guard is enabled.
+constinit std::atomic<GuardPageFaultSink> fault_sink{nullptr};
+
+// To stderr, for whoever reads the check's log, and to the sink (a frame on
+// the result channel, isolation/result_channel.h, in a check's child),
+// which is what sectl believes: a plugin can print the marker, not send the
+// frame.
 void WriteLine(SignalSafeText& text) {
   const std::string_view line = text.view();
-  if (line.starts_with(kGuardPageFaultMarker)) {
-    const std::string_view fault = line.substr(kGuardPageFaultMarker.size());
-    WriteFrame(FrameKind::kGuardPageFault, fault.data(), fault.size());
+  const GuardPageFaultSink sink = fault_sink.load();
+  if (sink != nullptr && line.starts_with(kGuardPageFaultMarker)) {
+    sink(line.substr(kGuardPageFaultMarker.size()));
   }
   text << "\n";
   text.WriteTo(STDERR_FILENO);
@@ -417,6 +419,8 @@ void* MapGuarded(size_t size, size_t alignment) {
 }
 
 }  // namespace
+
+void SetGuardPageFaultSink(GuardPageFaultSink sink) { fault_sink.store(sink); }
 
 bool EnableGuardMalloc(const char* plugin_path) {
   State& state = TheState();

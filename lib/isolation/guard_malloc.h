@@ -32,6 +32,10 @@
 // kGuardedReservationBytes of address space in all; beyond them the real
 // allocator serves the plugin. Not active under sanitizers (their runtimes
 // own malloc) nor in executables without the interposer.
+//
+// A library of its own (sectl_guard_malloc), which knows nothing of result
+// channels, so that the plugin server links it without the rest of
+// isolation.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +53,14 @@ inline constexpr size_t kGuardedReservationBytes = size_t{1} << 30;
 // Begins each line the crash handler writes about a fault on a guard page,
 // in the child's output before the backtrace marker.
 inline constexpr std::string_view kGuardPageFaultMarker = "sectl: guard page: ";
+
+// Where the guard sends the description of each fault it saw (the text
+// after kGuardPageFaultMarker), besides the marked line on stderr: in a
+// check's child, a frame on the result channel (child_process.cc sets it);
+// in the plugin server, its crash report to the judge. Called from signal
+// handlers and from inside malloc: it must be async-signal-safe.
+using GuardPageFaultSink = void (*)(std::string_view description);
+void SetGuardPageFaultSink(GuardPageFaultSink sink);
 
 // Turns the guard on in this process (a check's child): snapshots the code
 // mapped now as sectl's, reserves the address space and chains a SIGSEGV

@@ -11,6 +11,8 @@
 //    own, so that calls from different judge threads run concurrently;
 //  - the event channel (descriptor 5): the server's Events (a host callback
 //    the plugin called) and the judge's EventAnswers.
+// A fourth, the crash report channel (descriptor 6), carries only what the
+// server's crash handler says as it dies (CrashReportHeader below).
 #pragma once
 
 #include <cstddef>
@@ -19,9 +21,10 @@
 namespace sectl::remote {
 
 // 2: lanes, host callbacks as events, ReadBytes/WriteBytes.
-// 3: kProtectArena, for guard pages around the checks' host buffers;
+// 3: the crash report channel, and the guard-page allocator at start.
+// 4: kProtectArena, for guard pages around the checks' host buffers;
 //    kResourcesInUse, for the leak checks.
-inline constexpr uint32_t kProtocolVersion = 3;
+inline constexpr uint32_t kProtocolVersion = 4;
 inline constexpr size_t kMaxCallArguments = 12;
 // A plugin's status message, a dlerror text, a path, a plugin string, or
 // one chunk of plugin memory read or written.
@@ -124,5 +127,22 @@ struct EventAnswer {
   uint32_t text_length = 0;
   char text[kMaxMessageText] = {};
 };
+
+// What the server's crash handler sends as it dies of a signal, one packet
+// each, never waiting (a full channel loses the report, never hangs the
+// crash): the header, then at most kMaxCrashReportText bytes of text. The
+// judge believes it only of a server that did die of a crash signal, and
+// only as a detail of that crash.
+enum class CrashReportKind : uint32_t {
+  kBacktrace = 1,       // backtrace_symbols_fd lines, symbolised in the server
+  kGuardPageFault = 2,  // the guard-page allocator's description (isolation/guard_malloc.h)
+};
+
+struct CrashReportHeader {
+  uint32_t version = kProtocolVersion;
+  CrashReportKind kind = CrashReportKind::kBacktrace;
+};
+
+inline constexpr size_t kMaxCrashReportText = size_t{32} * 1024;
 
 }  // namespace sectl::remote

@@ -14,17 +14,43 @@
 #include <utility>
 
 #include "isolation/bounded_reap.h"
+#include "isolation/result_channel.h"
 #include "remote/server_resources.h"
 
 namespace sectl::remote {
 namespace {
 
-// The descriptors the server finds its main channel, arena and event
-// channel on.
+// The descriptors the server finds its main channel, arena, event channel
+// and crash report channel on.
 constexpr int kServerSocket = 3;
 constexpr int kServerArena = 4;
 constexpr int kServerEvents = 5;
-constexpr int kFirstFree = kServerEvents + 1;
+constexpr int kServerCrashReports = 6;
+constexpr int kFirstFree = kServerCrashReports + 1;
+
+// The most crash report packets a judge reads: the server's handler sends
+// two at most; the rest would be the plugin's.
+constexpr int kMaxCrashReportPackets = 64;
+
+// The signals the server's crash handler reports (tool/plugin_server/crash_report.h).
+bool IsCrashSignal(int signal) {
+  return signal == SIGSEGV || signal == SIGBUS || signal == SIGILL || signal == SIGFPE ||
+         signal == SIGABRT;
+}
+
+// On this process's result channel, as a crash in this process would have
+// sent them (isolation/child_process.cc): the guard's description first,
+// then the backtrace. Nothing where this process has no channel.
+void ForwardCrashReport(const CrashReport& report) {
+  if (report.guard_page_fault) {
+    isolation::WriteFrame(isolation::FrameKind::kGuardPageFault, report.guard_page_fault->data(),
+                          report.guard_page_fault->size());
+  }
+  if (!report.backtrace.empty()) {
+    isolation::WriteFrame(isolation::FrameKind::kBacktrace, report.backtrace.data(),
+                          report.backtrace.size());
+  }
+}
 
 void PutText(Request& request, const std::string& text) {
   request.text_length = static_cast<uint32_t>(std::min(text.size(), kMaxMessageText));
@@ -44,7 +70,8 @@ void EndTheSameWay(const ServerEnd& end) {
 
 Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& executable,
                                                             size_t arena_bytes,
-                                                            WhenTheServerEnds when_it_ends) {
+                                                            WhenTheServerEnds when_it_ends,
+                                                            PluginHeap heap) {
   auto arena = Arena::Create(arena_bytes);
   if (!arena) return tl::unexpected(arena.error());
   std::array<int, 2> sockets{-1, -1};
@@ -62,6 +89,14 @@ Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& e
   }
   OwnedDescriptor judge_events(events[0]);
   OwnedDescriptor server_events(events[1]);
+  std::array<int, 2> reports{-1, -1};
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, reports.data()) != 0) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("cannot create the plugin server's crash report channel: {}",
+                            strerrorname_np(errno)));
+  }
+  OwnedDescriptor judge_reports(reports[0]);
+  OwnedDescriptor server_reports(reports[1]);
   const std::string base = fmt::format("{:#x}", arena->base());
   const std::string size = std::to_string(arena->size());
   const pid_t pid = ::fork();
@@ -73,31 +108,44 @@ Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& e
     const int socket = ::fcntl(server_main.get(), F_DUPFD, kFirstFree);
     const int memory = ::fcntl(arena->descriptor(), F_DUPFD, kFirstFree);
     const int event = ::fcntl(server_events.get(), F_DUPFD, kFirstFree);
-    if (socket < 0 || memory < 0 || event < 0 || ::dup2(socket, kServerSocket) < 0 ||
-        ::dup2(memory, kServerArena) < 0 || ::dup2(event, kServerEvents) < 0) {
+    const int report = ::fcntl(server_reports.get(), F_DUPFD, kFirstFree);
+    if (socket < 0 || memory < 0 || event < 0 || report < 0 || ::dup2(socket, kServerSocket) < 0 ||
+        ::dup2(memory, kServerArena) < 0 || ::dup2(event, kServerEvents) < 0 ||
+        ::dup2(report, kServerCrashReports) < 0) {
       ::_exit(127);
     }
     ::close_range(kFirstFree, ~0U, 0);
-    const char* arguments[] = {"sectl-plugin-server", "3", "4",    base.c_str(),
-                               size.c_str(),          "5", nullptr};
+    const char* arguments[] = {"sectl-plugin-server",
+                               "3",
+                               "4",
+                               base.c_str(),
+                               size.c_str(),
+                               "5",
+                               "6",
+                               heap == PluginHeap::kGuarded ? "guarded" : "plain",
+                               nullptr};
     ::execv(executable.c_str(), const_cast<char* const*>(arguments));  // NOLINT: execv's type
     ::_exit(127);
   }
   server_main.Close();
   server_events.Close();
+  server_reports.Close();
   if (pid < 0) {
     return Fail(ErrorCode::kInternal,
                 fmt::format("cannot start the plugin server: {}", strerrorname_np(errno)));
   }
-  return std::unique_ptr<PluginServer>(new PluginServer(
-      pid, std::move(judge_main), std::move(judge_events), std::move(*arena), when_it_ends));
+  return std::unique_ptr<PluginServer>(
+      new PluginServer(pid, std::move(judge_main), std::move(judge_events),
+                       std::move(judge_reports), std::move(*arena), when_it_ends));
 }
 
-PluginServer::PluginServer(pid_t pid, OwnedDescriptor main, OwnedDescriptor events, Arena arena,
+PluginServer::PluginServer(pid_t pid, OwnedDescriptor main, OwnedDescriptor events,
+                           OwnedDescriptor crash_reports, Arena arena,
                            WhenTheServerEnds when_it_ends)
     : pid_(pid),
       main_(std::move(main)),
       events_(std::move(events)),
+      crash_reports_(std::move(crash_reports)),
       arena_(std::move(arena)),
       when_it_ends_(when_it_ends),
       callbacks_(std::make_unique<HostCallbacks>(events_.get())),
@@ -131,6 +179,37 @@ std::optional<ServerEnd> PluginServer::ended() const {
   return ended_;
 }
 
+CrashReport PluginServer::crash_report() const {
+  const std::lock_guard<std::mutex> held(end_mutex_);
+  return crash_report_;
+}
+
+// What the dead server sent before it died: all of it queued by now. The
+// last packet of each kind counts: the crash handler's come after any the
+// plugin may have sent before it crashed.
+void PluginServer::ReadCrashReport() {
+  std::vector<char> packet(sizeof(CrashReportHeader) + kMaxCrashReportText);
+  for (int read = 0; read < kMaxCrashReportPackets; ++read) {
+    iovec data{packet.data(), packet.size()};
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    const ssize_t got = ::recvmsg(crash_reports_.get(), &message, MSG_DONTWAIT);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 || static_cast<size_t>(got) < sizeof(CrashReportHeader)) break;
+    if ((message.msg_flags & MSG_TRUNC) != 0) continue;  // longer than the server sends
+    CrashReportHeader header;
+    std::memcpy(&header, packet.data(), sizeof(header));
+    if (header.version != kProtocolVersion) continue;
+    std::string text(packet.data() + sizeof(header), static_cast<size_t>(got) - sizeof(header));
+    if (header.kind == CrashReportKind::kBacktrace) {
+      crash_report_.backtrace = std::move(text);
+    } else if (header.kind == CrashReportKind::kGuardPageFault) {
+      crash_report_.guard_page_fault = std::move(text);
+    }
+  }
+}
+
 Error PluginServer::ServerGone() {
   std::unique_lock<std::mutex> held(end_mutex_);
   if (!ended_) {
@@ -144,6 +223,12 @@ Error PluginServer::ServerGone() {
       (void)isolation::ReapKilled(pid_, isolation::kKilledProcessGrace);
       ended_ = ServerEnd{true, SIGKILL};
     }
+    // Believed only of a server that did die of a crash: it can add detail
+    // to that crash, never turn another end into one.
+    if (ended_->signaled && IsCrashSignal(ended_->value)) ReadCrashReport();
+    // Sent before any thread ends this process: the others wait on the
+    // lock until the frames are out.
+    if (when_it_ends_ == WhenTheServerEnds::kEndTheSameWay) ForwardCrashReport(crash_report_);
     gone_ = true;
   }
   const ServerEnd end = *ended_;

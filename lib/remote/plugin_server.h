@@ -45,6 +45,23 @@ struct ServerEnd {
   int value = 0;  // the signal, or the exit status
 };
 
+// What the server said of its own crash (remote/call_protocol.h), kept by
+// the judge once the server has died of a crash signal; empty otherwise.
+// Text from the plugin's process: a detail of the crash, never its proof.
+struct CrashReport {
+  std::string backtrace;  // backtrace_symbols_fd lines, symbolised in the server
+  std::optional<std::string> guard_page_fault;  // isolation/guard_malloc.h, after the marker
+};
+
+// Whether the server puts the plugin's small heap blocks against guard
+// pages (isolation/guard_malloc.h), from the moment it loads the plugin.
+enum class PluginHeap {
+  kPlain,
+  // A check's process: an overrun of a heap block crashes at the faulty
+  // write, and the crash report says which block and how far.
+  kGuarded,
+};
+
 // What a judge does when it finds its server gone.
 enum class WhenTheServerEnds {
   // Return an error from the call that found it (ended() says how).
@@ -53,6 +70,9 @@ enum class WhenTheServerEnds {
   // status), at once: the judge's journal then names the call the plugin
   // died in, and sectl reads that death as it reads a plugin's in its own
   // process. Only for a judge in a confined child process of sectl's.
+  // The server's crash report goes first on this process's result channel,
+  // as the frames a crash in this process would have sent
+  // (isolation/result_channel.h).
   kEndTheSameWay,
 };
 
@@ -67,7 +87,8 @@ class PluginServer {
   // `arena_bytes`. The server inherits this process's confinement.
   static Expected<std::unique_ptr<PluginServer>> Start(
       const std::string& executable, size_t arena_bytes,
-      WhenTheServerEnds when_it_ends = WhenTheServerEnds::kReportIt);
+      WhenTheServerEnds when_it_ends = WhenTheServerEnds::kReportIt,
+      PluginHeap heap = PluginHeap::kPlain);
   ~PluginServer();
   PluginServer(const PluginServer&) = delete;
   PluginServer& operator=(const PluginServer&) = delete;
@@ -135,6 +156,9 @@ class PluginServer {
   // Set once the server has ended (a call, or the event listener, found it
   // gone).
   std::optional<ServerEnd> ended() const;
+  // What the server reported of its crash, once it has died of SIGSEGV,
+  // SIGBUS, SIGILL, SIGFPE or SIGABRT; empty before, and for any other end.
+  CrashReport crash_report() const;
 
  private:
   struct Lane {
@@ -144,18 +168,20 @@ class PluginServer {
   // main channel, held until the call is answered.
   class LaneLease;
 
-  PluginServer(pid_t pid, OwnedDescriptor main, OwnedDescriptor events, Arena arena,
-               WhenTheServerEnds when_it_ends);
+  PluginServer(pid_t pid, OwnedDescriptor main, OwnedDescriptor events,
+               OwnedDescriptor crash_reports, Arena arena, WhenTheServerEnds when_it_ends);
   Expected<Reply> Exchange(const Request& request);
   Expected<Reply> ExchangeOn(int socket, const Request& request, int attached = -1);
   std::unique_ptr<Lane> OpenLane();
   void ListenForEvents(const std::stop_token& stop);
   Error ServerGone();
+  void ReadCrashReport();
 
   pid_t pid_;
   OwnedDescriptor main_;
   std::mutex main_mutex_;  // one call at a time on the main channel
   OwnedDescriptor events_;
+  OwnedDescriptor crash_reports_;  // read once the server has died of a crash
   Arena arena_;
   WhenTheServerEnds when_it_ends_;
 
@@ -170,6 +196,7 @@ class PluginServer {
   mutable std::mutex end_mutex_;
   std::atomic<bool> gone_{false};
   std::optional<ServerEnd> ended_;
+  CrashReport crash_report_;
 };
 
 }  // namespace sectl::remote

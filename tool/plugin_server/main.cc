@@ -1,9 +1,13 @@
-// sectl-plugin-server CHANNEL_FD ARENA_FD ARENA_BASE ARENA_BYTES EVENT_FD: the
-// process that loads a plugin for sectl's judge and performs the calls it
-// is asked to perform (docs/plugin-server.md). A separate executable, not a
-// fork of sectl: nothing of sectl's memory, code, keys or strings is here
-// for the plugin to find. It knows the call protocol, the plugin ABI and
-// the TF_Status functions plugins link against, and nothing of any check.
+// sectl-plugin-server CHANNEL_FD ARENA_FD ARENA_BASE ARENA_BYTES EVENT_FD
+//                     CRASH_REPORT_FD guarded|plain:
+// the process that loads a plugin for sectl's judge and performs the calls
+// it is asked to perform (docs/plugin-server.md). A separate executable, not
+// a fork of sectl: nothing of sectl's memory, code, keys or strings is here
+// for the plugin to find. It knows the call protocol, the plugin ABI, the
+// TF_Status functions plugins link against, and the guard-page allocator
+// (`guarded`: on from the moment it loads the plugin), and nothing of any
+// check. When the plugin crashes it, it reports the crash on CRASH_REPORT_FD
+// (crash_report.h).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -27,11 +31,13 @@
 #include <thread>
 #include <utility>
 
+#include "isolation/guard_malloc.h"
 #include "remote/arena.h"
 #include "remote/call_protocol.h"
 #include "remote/owned_descriptor.h"
 #include "remote/word_call.h"
 #include "tensorflow/c/tf_status.h"
+#include "tool/plugin_server/crash_report.h"
 
 namespace {
 
@@ -198,9 +204,20 @@ void HostCallbackTrampoline(void* callback, TF_Status* status) {
   event_hub->Deliver(reinterpret_cast<uintptr_t>(callback), status);
 }
 
+// Whether the plugin's small heap blocks go against guard pages
+// (isolation/guard_malloc.h): the judge's choice, at start.
+bool guard_plugin_heap = false;
+std::once_flag guard_enabled;
+
 Reply Load(const Request& request) {
   Reply reply;
   const std::string path(request.text, request.text_length);
+  // Right before the plugin is loaded: the code mapped now is the server's,
+  // and what the plugin (and the libraries it brings) allocates from here
+  // on is guarded, its constructors' blocks included.
+  if (guard_plugin_heap) {
+    std::call_once(guard_enabled, [&] { sectl::isolation::EnableGuardMalloc(path.c_str()); });
+  }
   ::dlerror();
   void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
@@ -231,6 +248,10 @@ Reply Call(const Request& request) {
   } catch (...) {
     reply.outcome = Outcome::kThrew;
   }
+  // An overrun into the padding of an aligned block this call allocated
+  // crashes here, while the judge still waits for this call, rather than
+  // at the plugin's next allocation (nothing when the guard is off).
+  sectl::isolation::VerifyRecentGuardedBlocks();
   reply.status_code = TF_GetCode(status);
   const char* message = TF_Message(status);
   if (message != nullptr) PutText(reply, message, std::strlen(message));
@@ -316,6 +337,11 @@ Reply ResourcesInUse() {
   heap.threads = OwnStatusField("Threads");
   heap.resident_bytes = OwnStatusField("VmRSS") * 1024;
   heap.malloc_bytes = info.uordblks + info.hblkhd;
+  const auto guarded = sectl::isolation::GuardMallocCountersNow();
+  heap.guarded_allocations = guarded.guarded_allocations;
+  heap.guarded_live_blocks = guarded.live_blocks;
+  heap.guarded_live_bytes = guarded.live_bytes;
+  heap.guard_fallbacks = guarded.fallbacks;
   static_assert(sizeof(heap) <= kMaxMessageText);
   std::memcpy(reply.text, &heap, sizeof(heap));
   reply.text_length = sizeof(heap);
@@ -356,6 +382,7 @@ std::atomic<size_t> lanes_open{0};
 
 // One lane: its own thread, its own channel, until the judge closes it.
 void ServeLane(Descriptor channel) {
+  const sectl::plugin_server::AlternateSignalStack crash_stack;
   while (true) {
     Request request;
     const ssize_t got = ::recv(channel.get(), &request, sizeof(request), 0);
@@ -442,12 +469,19 @@ ssize_t ReceiveOnMain(int channel, Request& request, std::optional<Descriptor>& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) return kExitUsage;
+  if (argc != 8) return kExitUsage;
   const int channel = std::atoi(argv[1]);
   const int arena_descriptor = std::atoi(argv[2]);
   const uintptr_t base = std::strtoull(argv[3], nullptr, 16);
   const size_t bytes = std::strtoull(argv[4], nullptr, 10);
   const int event_channel = std::atoi(argv[5]);
+  const int crash_report_channel = std::atoi(argv[6]);
+  const std::string heap = argv[7];
+  if (heap != "guarded" && heap != "plain") return kExitUsage;
+  guard_plugin_heap = heap == "guarded";
+  // Before any plugin code: a crash from here on is reported to the judge.
+  const sectl::plugin_server::AlternateSignalStack crash_stack;
+  sectl::plugin_server::InstallCrashReport(crash_report_channel);
   auto arena = sectl::remote::Arena::Adopt(arena_descriptor, base, bytes);
   if (!arena || !fault_free_copy.Open()) return kExitUsage;
   served_arena = &*arena;
