@@ -58,8 +58,11 @@ std::string CutLongText(std::string_view text, size_t max_bytes) {
   size_t cut = max_bytes;
   // Back off UTF-8 continuation bytes (10xxxxxx) so no character is split.
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return fmt::format("{}... ({} bytes in all; cut at {})", text.substr(0, cut), text.size(),
-                     max_bytes);
+  return NoteCutText(text.substr(0, cut), text.size(), max_bytes);
+}
+
+std::string NoteCutText(std::string_view kept, size_t total_bytes, size_t max_bytes) {
+  return fmt::format("{}... ({} bytes in all; cut at {})", kept, total_bytes, max_bytes);
 }
 
 }  // namespace sectl

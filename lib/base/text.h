@@ -21,4 +21,9 @@ std::string EscapeControlCharacters(std::string_view text);
 // message would otherwise make a report of tens of megabytes.
 std::string CutLongText(std::string_view text, size_t max_bytes);
 
+// What CutLongText writes for a text of `total_bytes` of which only the
+// first bytes, `kept`, are at hand (a plugin server sends at most a
+// message's worth): `kept` and "... (N bytes in all; cut at M)".
+std::string NoteCutText(std::string_view kept, size_t total_bytes, size_t max_bytes);
+
 }  // namespace sectl

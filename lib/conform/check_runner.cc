@@ -540,10 +540,18 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
 
 Expected<PluginFacts> Preflight(const CheckSettings& settings, std::chrono::milliseconds timeout,
                                 bool isolate, const isolation::Confinement& confinement) {
-  auto learn = [&settings](host::Journal& journal) -> Expected<PluginFacts> {
-    auto library = loader::PluginLibrary::Open(settings.plugin_path, {.lazy = settings.lazy});
+  // In a plugin server when the settings name one, as the checks are: what
+  // is learned here decides which checks run.
+  auto learn = [&settings](host::Journal& journal,
+                           remote::PluginServer* server) -> Expected<PluginFacts> {
+    auto library =
+        server != nullptr
+            ? loader::PluginLibrary::OpenInServer(settings.plugin_path, {.lazy = settings.lazy},
+                                                  *server)
+            : loader::PluginLibrary::Open(settings.plugin_path, {.lazy = settings.lazy});
     if (!library) return tl::unexpected(library.error());
-    auto platform = host::Platform::Create(*library, journal, {.generation = settings.generation});
+    auto platform = host::Platform::Create(
+        *library, journal, {.generation = settings.generation, .server = server});
     if (!platform) return tl::unexpected(platform.error().WithContext(settings.plugin_path));
     PluginFacts facts;
     facts.abi_vintage = (*platform)->AbiVintage();
@@ -552,19 +560,30 @@ Expected<PluginFacts> Preflight(const CheckSettings& settings, std::chrono::mill
   };
   if (!isolate) {
     host::Journal journal;
-    return learn(journal);
+    return learn(journal, nullptr);
   }
   auto region = isolation::SharedObject<host::JournalRegion>::Create();
   if (!region) return tl::unexpected(region.error());
   host::Journal journal(region->get());
   auto child = isolation::RunInChildProcess(
       [&](int result_fd) {
-        auto facts = learn(journal);
+        remote::PluginServer* server = nullptr;
+        if (!settings.plugin_server.empty()) {
+          auto started = StartCheckProcessServer(settings.plugin_server, false);
+          if (!started) {
+            const std::string why = started.error().message();
+            isolation::WriteResult(result_fd, EncodeJson(nlohmann::json{{"sectl_error", why}}));
+            return kChildReported;
+          }
+          server = *started;
+        }
+        auto facts = learn(journal, server);
         nlohmann::json answer = facts ? nlohmann::json{{"abi_vintage", facts->abi_vintage},
                                                        {"device_count", facts->device_count}}
                                       : nlohmann::json{{"error", facts.error().message()}};
         // The error may carry the plugin's own text, which need not be UTF-8.
         isolation::WriteResult(result_fd, EncodeJson(answer));
+        EndCheckProcessServer();
         return kChildReported;
       },
       {.timeout = timeout, .confinement = confinement});
@@ -587,6 +606,10 @@ Expected<PluginFacts> Preflight(const CheckSettings& settings, std::chrono::mill
   }
   try {
     const auto answer = ParseUntrustedJson(child->result).value_or(nlohmann::json());
+    if (answer.contains("sectl_error")) {
+      return Fail(ErrorCode::kInternal, fmt::format("{}: starting the plugin server: {}", path,
+                                                    answer.at("sectl_error").get<std::string>()));
+    }
     if (answer.contains("error")) {
       return Fail(ErrorCode::kPluginError, answer.at("error").get<std::string>());
     }

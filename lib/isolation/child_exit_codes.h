@@ -19,5 +19,9 @@ inline constexpr int kResultChannelLost = 121;
 // sectl could not set up the child's confinement (a resource limit
 // refused, /dev/null missing) before any plugin code ran.
 inline constexpr int kConfinementFailed = 122;
+// A check's process found its plugin server alive but no longer talking:
+// the plugin closed or replaced the server's descriptors to sectl
+// (remote/plugin_server.h). The check's process ends with this status.
+inline constexpr int kServerChannelLost = 123;
 
 }  // namespace sectl::isolation

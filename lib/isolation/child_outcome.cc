@@ -54,6 +54,12 @@ ChildOutcome JudgeEnd(const ChildResult& child, const Confinement& confinement) 
             "closed or replaced the descriptor sectl reads the child's answer from (or exited "
             "with status 121 itself)"};
   }
+  if (child.exit_code == kServerChannelLost && !child.reported) {
+    return {Blame::kPlugin,
+            "closed or replaced the descriptor its plugin server answers sectl on: the server "
+            "stopped answering without ending, and sectl ended it (or the check's process exited "
+            "with status 123 itself)"};
+  }
   return {Blame::kPlugin, fmt::format("exited with status {} without reporting", child.exit_code)};
 }
 

@@ -23,7 +23,7 @@ namespace sectl::remote {
 // 2: lanes, host callbacks as events, ReadBytes/WriteBytes.
 // 3: the crash report channel, and the guard-page allocator at start.
 // 4: kProtectArena, for guard pages around the checks' host buffers;
-//    kResourcesInUse, for the leak checks.
+//    kResourcesInUse, for the leak checks; a status message's whole length.
 inline constexpr uint32_t kProtocolVersion = 4;
 inline constexpr size_t kMaxCallArguments = 12;
 // A plugin's status message, a dlerror text, a path, a plugin string, or
@@ -100,6 +100,9 @@ struct Reply {
   uint64_t result = 0;      // the function's result as a word
   int32_t status_code = 0;  // the TF_Status after the call
   uint32_t text_length = 0;
+  // The status message's whole length, of which text holds the first
+  // text_length bytes (kCall).
+  uint64_t full_text_length = 0;
   char text[kMaxMessageText] = {};
 };
 

@@ -13,7 +13,9 @@
 #include <cstring>
 #include <utility>
 
+#include "base/text.h"
 #include "isolation/bounded_reap.h"
+#include "isolation/child_exit_codes.h"
 #include "isolation/result_channel.h"
 #include "remote/server_resources.h"
 
@@ -60,6 +62,7 @@ void PutText(Request& request, const std::string& text) {
 }  // namespace
 
 void EndTheSameWay(const ServerEnd& end) {
+  if (end.stopped_answering) ::_exit(isolation::kServerChannelLost);
   if (end.signaled) {
     ::signal(end.value, SIG_DFL);
     ::raise(end.value);
@@ -221,7 +224,7 @@ Error PluginServer::ServerGone() {
     } else {
       ::kill(pid_, SIGKILL);
       (void)isolation::ReapKilled(pid_, isolation::kKilledProcessGrace);
-      ended_ = ServerEnd{true, SIGKILL};
+      ended_ = ServerEnd{true, SIGKILL, true};
     }
     // Believed only of a server that did die of a crash: it can add detail
     // to that crash, never turn another end into one.
@@ -234,6 +237,11 @@ Error PluginServer::ServerGone() {
   const ServerEnd end = *ended_;
   held.unlock();
   if (when_it_ends_ == WhenTheServerEnds::kEndTheSameWay) EndTheSameWay(end);
+  if (end.stopped_answering) {
+    return Error(ErrorCode::kInternal,
+                 "the plugin server stopped answering without ending (its descriptors to sectl "
+                 "were closed or replaced), and sectl ended it");
+  }
   return Error(ErrorCode::kInternal,
                end.signaled ? fmt::format("the plugin server died of signal {}", end.value)
                             : fmt::format("the plugin server exited with status {}", end.value));
@@ -393,8 +401,15 @@ Expected<CallAnswer> PluginServer::Call(abi::PluginFunction function, uint64_t t
   PutText(request, status_text);
   auto reply = Exchange(request);
   if (!reply) return tl::unexpected(reply.error());
-  return CallAnswer{reply->outcome, reply->result, reply->status_code,
-                    std::string(reply->text, reply->text_length)};
+  std::string text(reply->text, reply->text_length);
+  // A longer message than one reply holds: said as the judge cuts its own
+  // (base/text.h), and short enough with the note not to be cut again.
+  if (reply->full_text_length > reply->text_length) {
+    const size_t note = NoteCutText("", reply->full_text_length, kMaxMessageText).size();
+    text.resize(kMaxMessageText > note ? std::min(text.size(), kMaxMessageText - note) : 0);
+    text = NoteCutText(text, reply->full_text_length, kMaxMessageText);
+  }
+  return CallAnswer{reply->outcome, reply->result, reply->status_code, std::move(text)};
 }
 
 Expected<std::string> PluginServer::ReadString(uint64_t address, size_t limit) {

@@ -43,6 +43,9 @@ struct CallAnswer {
 struct ServerEnd {
   bool signaled = false;
   int value = 0;  // the signal, or the exit status
+  // The server stopped answering without ending (the plugin closed or
+  // replaced its descriptors), and the judge killed it.
+  bool stopped_answering = false;
 };
 
 // What the server said of its own crash (remote/call_protocol.h), kept by
@@ -78,7 +81,8 @@ enum class WhenTheServerEnds {
 
 // Ends this process as `end` says: the default action of its signal (not
 // this process's handlers: a backtrace of the judge shows only sectl's
-// code), or its exit status.
+// code), or its exit status; a server that stopped answering, with
+// isolation::kServerChannelLost.
 [[noreturn]] void EndTheSameWay(const ServerEnd& end);
 
 class PluginServer {

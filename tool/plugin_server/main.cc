@@ -254,7 +254,10 @@ Reply Call(const Request& request) {
   sectl::isolation::VerifyRecentGuardedBlocks();
   reply.status_code = TF_GetCode(status);
   const char* message = TF_Message(status);
-  if (message != nullptr) PutText(reply, message, std::strlen(message));
+  if (message != nullptr) {
+    reply.full_text_length = std::strlen(message);
+    PutText(reply, message, reply.full_text_length);
+  }
   TF_DeleteStatus(status);
   return reply;
 }
