@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/text_layout.h"
 #include "bench/bench_csv.h"
 #include "bench/bench_json.h"
 #include "bench/bench_plot.h"
@@ -569,6 +570,72 @@ TEST(BenchTable, ListsLatencyOperations) {
                        "event_record_to_complete  not measured: the plugin has no "
                        "record_event"))
       << table;
+}
+
+std::vector<std::string> TableLines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t end = text.find('\n'); end != std::string::npos;
+       start = end + 1, end = text.find('\n', start)) {
+    lines.push_back(text.substr(start, end - start));
+  }
+  return lines;
+}
+
+// The lines of the latency table from the row of `operation` to the next
+// row (a line starting "  " and a letter).
+std::vector<std::string> LatencyRow(const std::string& table, const std::string& operation) {
+  std::vector<std::string> row;
+  for (const std::string& line : TableLines(table)) {
+    if (!row.empty() && (line.empty() || (line.size() > 2 && line[2] != ' '))) break;
+    if (!row.empty() || line.starts_with("  " + operation + " ")) row.push_back(line);
+  }
+  return row;
+}
+
+// At 120 columns the description wraps in its own column; at 80, where
+// that column would be a few characters wide, it goes under the numbers.
+// Either way no line is wider than the terminal.
+TEST(BenchTable, LatencyDescriptionsWrapUnderTheirColumnOrGoUnderTheRow) {
+  BenchReport report = SampleLatencyReport();
+  report.latency[1].operation = "host_callback_round_trip_on_an_idle_stream";
+  report.latency[1].description =
+      "host_callback enqueued on an idle stream until it runs, the stream's own work done first";
+  report.latency[2].error =
+      "the plugin has no record_event, and TensorFlow then cannot tell when a stream reaches a "
+      "point, so EventMgr never frees a tensor";
+  // "  " + the longest name + "  " + three numbers: where the description starts.
+  const size_t column = 2 + 42 + 2 + 10 + 2 + 10 + 2 + 8 + 2;
+  const size_t error_column = 2 + 42 + 2;
+  for (const size_t width : {80u, 120u}) {
+    const std::string table = RenderBenchTable(report, {.width = width});
+    for (const std::string& line : TableLines(table)) {
+      EXPECT_LE(DisplayWidth(line), width) << line << "\nin\n" << table;
+    }
+    const std::vector<std::string> row =
+        LatencyRow(table, "host_callback_round_trip_on_an_idle_stream");
+    ASSERT_GE(row.size(), 2u) << table;
+    if (width == 120) {
+      EXPECT_EQ(DisplayWidth(row[0].substr(0, row[0].find("host_callback enqueued"))), column)
+          << table;
+      for (size_t i = 1; i < row.size(); ++i) {
+        EXPECT_EQ(row[i].find_first_not_of(' '), column) << row[i] << "\nin\n" << table;
+      }
+    } else {
+      EXPECT_TRUE(row[0].ends_with("200")) << "the samples column ends the row: " << table;
+      EXPECT_TRUE(row[1].starts_with("    host_callback enqueued")) << table;
+      for (size_t i = 2; i < row.size(); ++i) {
+        EXPECT_EQ(row[i].find_first_not_of(' '), 6u) << row[i] << "\nin\n" << table;
+      }
+    }
+    // Why nothing was measured starts where the numbers would, and wraps there.
+    const std::vector<std::string> error = LatencyRow(table, "event_record_to_complete");
+    ASSERT_GE(error.size(), 2u) << table;
+    EXPECT_EQ(error[0].find("not measured: the plugin"), error_column) << table;
+    for (size_t i = 1; i < error.size(); ++i) {
+      EXPECT_EQ(error[i].find_first_not_of(' '), error_column) << error[i] << "\nin\n" << table;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

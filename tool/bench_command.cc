@@ -373,7 +373,9 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
     const bool report_on_stdout =
         (options.output.empty() || options.output == "-") && options.report_format != "table";
     const size_t width = report_on_stdout ? 0 : ChooseTableLayout(options.output_flags, "").width;
-    std::fputs(bench::RenderComparison(*comparison, width).c_str(),
+    // A blank line between the table report and the comparison after it.
+    const bool after_table = !report_on_stdout && (options.output.empty() || options.output == "-");
+    std::fputs(((after_table ? "\n" : "") + bench::RenderComparison(*comparison, width)).c_str(),
                report_on_stdout ? stderr : stdout);
     if (passed) return ExitStatusOfGate(bench::JudgeGate(*comparison));
   }
