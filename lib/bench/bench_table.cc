@@ -19,6 +19,9 @@ constexpr size_t kBarWidth = 32;       // characters for the largest median, wid
 constexpr size_t kSizeColumnEnd = 13;  // "  {size:>9}  ": where a row's text starts
 constexpr size_t kHeaderValueColumn = 10;
 constexpr size_t kShownHashLength = 12;  // enough to tell builds apart
+// Rows not measured for the same reason as the row above them, from which
+// on they are folded into one line.
+constexpr size_t kFewestFoldedRows = 2;
 // Where a latency row's description starts when it goes under the row.
 constexpr size_t kLatencyTextBelow = 4;
 
@@ -192,6 +195,10 @@ std::string SizeRow(const BandwidthResult& result, const Layout& layout) {
 // The bars of a block under its numbers, one per size, when the numbers
 // leave too little of the line beside them.
 void WriteBarChart(std::string& out, const Series& series, const Layout& layout) {
+  if (std::none_of(series.results.begin(), series.results.end(),
+                   [](const BandwidthResult* result) { return HasNumbers(*result); })) {
+    return;  // no bar to draw
+  }
   out += '\n';
   for (const BandwidthResult* result : series.results) {
     if (!HasNumbers(*result)) continue;
@@ -203,8 +210,24 @@ void WriteBarChart(std::string& out, const Series& series, const Layout& layout)
 void WriteSeries(std::string& out, const Series& series, const Layout& layout) {
   out += fmt::format("\n{}\n", Paint(SeriesName(series.key), "1", layout.color));
   out += HeaderRow(layout);
-  for (const BandwidthResult* result : series.results) {
-    Put(out, SizeRow(*result, layout), layout.width, kSizeColumnEnd + 2);
+  const std::vector<const BandwidthResult*>& results = series.results;
+  for (size_t i = 0; i < results.size(); ++i) {
+    Put(out, SizeRow(*results[i], layout), layout.width, kSizeColumnEnd + 2);
+    // The sizes after it that were not measured for the same reason (a
+    // run that stopped: every size left) are one line, not one each.
+    size_t alike = 0;
+    while (results[i]->error && i + alike + 1 < results.size() &&
+           results[i + alike + 1]->error == results[i]->error) {
+      ++alike;
+    }
+    if (alike >= kFewestFoldedRows) {
+      Put(out,
+          fmt::format("  {:>9}  not measured, the same: {} more sizes, {} to {}", "…", alike,
+                      FormatByteSize(results[i + 1]->bytes),
+                      FormatByteSize(results[i + alike]->bytes)),
+          layout.width, kSizeColumnEnd + 2);
+      i += alike;
+    }
   }
   if (layout.bars_below) WriteBarChart(out, series, layout);
   // The warnings and verification failures in words, under the block,
@@ -317,6 +340,17 @@ void WriteLatency(std::string& out, const BenchReport& report, size_t width) {
 std::string RenderBenchTable(const BenchReport& report, const BenchTableStyle& style) {
   std::string out;
   WriteHeader(out, report, style.width);
+  if (report.stopped) {
+    out += "\n";
+    Put(out,
+        Paint(fmt::format("THE BENCH STOPPED EARLY: {}", OneLine(*report.stopped)), "1;33",
+              style.color),
+        style.width, 2);
+    Put(out,
+        "The steps it did not begin are not measured (their rows say so); sectl bench exits "
+        "with status 1.",
+        style.width, 0);
+  }
   if (report.kind == "latency") {
     WriteLatency(out, report, style.width);
   } else {
