@@ -177,6 +177,88 @@ TEST(BenchFaultsTest, AHangingPluginIsKilledAndTheCallNamed) {
   EXPECT_TRUE(result.out.empty()) << "no half report: " << result.out;
 }
 
+// A plugin that stalls in every step, each stall (1.2 s) too short for
+// --timeout 2 to kill it as a hang, each step longer than --timeout: the
+// bench stops after two such steps, says which and why, reports the rest as
+// not measured, and exits with status 1. Without one deadline for the whole
+// run it went through all 18 steps (9 sizes of one path and their ceilings),
+// at least 21 s, and passed.
+std::string StallingPlugin() {
+  return std::string(SECTL_FAULTY_PLUGIN_DIR) + "/faulty_stalls_in_every_step.so";
+}
+
+TEST(BenchFaultsTest, APluginThatStallsInEveryStepIsStoppedAfterTwoSlowSteps) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto result =
+      RunSectl(Command({"bench", "memcpy", StallingPlugin(), "--sizes", "4KiB:1MiB", "--direction",
+                        "h2d", "--mode", "async", "--timeout", "2", "--report", "json"}));
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  // Two slow steps of 2.4 s and their ceilings, then nothing more.
+  EXPECT_LT(took.count(), 15) << "the bench ran on after two slow steps";
+  const auto report = ParseJson(result);
+  ASSERT_TRUE(report["stopped"].is_string()) << report.dump(2);
+  const std::string stopped = report["stopped"];
+  EXPECT_TRUE(
+      stopped.starts_with("2 steps took longer than --timeout 2 s each, though every "
+                          "call came back: h2d pinned async 4 KiB ("))
+      << stopped;
+  EXPECT_NE(stopped.find("h2d pinned async 8 KiB ("), std::string::npos) << stopped;
+  const auto& results = report["results"];
+  ASSERT_EQ(results.size(), 9U) << "every size has its row, measured or not";
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(results[i]["error"].is_null()) << results[i].dump(2);
+    EXPECT_TRUE(results[i]["warnings"].dump().find("longer than --timeout 2 s") !=
+                std::string::npos)
+        << results[i].dump(2);
+  }
+  for (size_t i = 2; i < results.size(); ++i) {
+    EXPECT_EQ(results[i]["error"],
+              "the bench stopped before this step: 2 steps took longer than --timeout 2 s")
+        << results[i].dump(2);
+  }
+  EXPECT_EQ(report["ceiling"].size(), 2U) << "no ceiling measured after the stop";
+
+  // The table says so first, under the header.
+  const auto table = RunSectl(Command({"bench", "memcpy", StallingPlugin(), "--sizes", "4KiB:16KiB",
+                                       "--direction", "h2d", "--timeout", "2"}));
+  EXPECT_EQ(table.exit_code, 1) << table.err;
+  EXPECT_NE(table.out.find("\nTHE BENCH STOPPED EARLY: 2 steps took longer than --timeout 2 s"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("16 KiB  not measured: the bench stopped before this step"),
+            std::string::npos)
+      << table.out;
+}
+
+// A plugin whose steps each stay within --timeout still cannot outlast the
+// run's deadline; and a run that stopped is the last of --repeat-runs.
+TEST(BenchFaultsTest, TheRunsDeadlineStopsAPluginWhoseStepsAreEachWithinTheTimeout) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = RunSectl(Command(
+      {"bench", "memcpy", StallingPlugin(), "--sizes", "4KiB:1MiB", "--direction", "h2d", "--mode",
+       "async", "--timeout", "3", "--deadline", "4", "--repeat-runs", "3", "--report", "json"}));
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_LT(took.count(), 12) << "the bench ran on past its deadline";
+  const auto report = ParseJson(result);
+  ASSERT_TRUE(report["stopped"].is_string()) << report.dump(2);
+  EXPECT_TRUE(report["stopped"].get<std::string>().starts_with(
+      "the run's deadline of 4 s (--deadline) passed before "))
+      << report["stopped"];
+  EXPECT_EQ(report["runs"], 1) << "no run after the one that stopped";
+  const auto& results = report["results"];
+  ASSERT_EQ(results.size(), 9U);
+  EXPECT_TRUE(results[0]["error"].is_null()) << results[0].dump(2);
+  EXPECT_EQ(results[8]["error"],
+            "the bench stopped before this step: its deadline of 4 s (--deadline) passed")
+      << results[8].dump(2);
+  for (const auto& measured : results) {
+    EXPECT_EQ(measured["warnings"].dump().find("longer than --timeout"), std::string::npos)
+        << "no step took longer than --timeout 3: " << measured.dump(2);
+  }
+}
+
 TEST(BenchFaultsTest, ACrashingPluginIsDiagnosed) {
   const auto result =
       RunSectl(Command({"bench", "memcpy", FixturePlugin("memcpy_crash"), "--sizes", "4KiB"}));

@@ -507,25 +507,126 @@ TEST(RenderComparison, ShowsEachChangeAndTheVerdict) {
   EXPECT_TRUE(passing.ends_with("— passed\n")) << passing;
 }
 
-TEST(RenderComparison, FitsATerminalWithTheNoteInItsColumn) {
+std::vector<std::string> LinesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t end = text.find('\n'); end != std::string::npos;
+       start = end + 1, end = text.find('\n', start)) {
+    lines.push_back(text.substr(start, end - start));
+  }
+  if (start < text.size()) lines.push_back(text.substr(start));
+  return lines;
+}
+
+// The lines from the one holding `start` to the next result's row or the
+// blank line after the table.
+std::vector<std::string> RowAt(const std::string& text, const std::string& start) {
+  const std::vector<std::string> lines = LinesOf(text);
+  std::vector<std::string> row;
+  for (const std::string& line : lines) {
+    if (!row.empty() && (line.empty() || line.starts_with("  h2d") || line.starts_with("  d2"))) {
+      break;
+    }
+    if (!row.empty() || line.find(start) != std::string::npos) row.push_back(line);
+  }
+  return row;
+}
+
+TEST(RenderComparison, FitsATerminalWithTheNoteUnderItsColumn) {
   Comparison failing = Compare(TwoSizes(10, 20), TwoSizes(8, 20));
   failing.rows[0].note =
       "confirmed: -20.0% in this run, -19.8% and -20.3% in 2 more runs, -20.0% as the median of "
       "3 runs";
-  const std::string text = RenderComparison(failing, 80);
-  size_t start = 0;
-  for (size_t end = text.find('\n'); end != std::string::npos;
-       start = end + 1, end = text.find('\n', start)) {
-    EXPECT_LE(DisplayWidth(std::string_view(text).substr(start, end - start)), 80u)
-        << text.substr(start, end - start);
+  // "  h2d pinned async 64 MiB" and the numbers: where the verdict starts.
+  const size_t verdict_column = 2 + 23 + 2 + 9 + 2 + 9 + 2 + 8 + 2 + 6 + 2;
+  for (const size_t width : {80u, 120u}) {
+    const std::string text = RenderComparison(failing, width);
+    for (const std::string& line : LinesOf(text)) {
+      EXPECT_LE(DisplayWidth(line), width) << line << "\nin\n" << text;
+    }
+    const std::vector<std::string> row = RowAt(text, "h2d pinned async 4 KiB");
+    ASSERT_GE(row.size(), 2u) << text;
+    if (width == 120) {
+      // The verdict column leaves room: the note wraps in it, every
+      // continuation line starting right under the verdict.
+      const size_t verdict = row[0].find("REGRESSION: confirmed");
+      ASSERT_NE(verdict, std::string::npos) << text;
+      EXPECT_EQ(DisplayWidth(row[0].substr(0, verdict)), verdict_column) << text;
+      for (size_t i = 1; i < row.size(); ++i) {
+        EXPECT_EQ(row[i].find_first_not_of(' '), verdict_column) << row[i] << "\nin\n" << text;
+      }
+    } else {
+      // 13 columns would be left for the verdict: it goes under the row's
+      // numbers, 4 in, its continuation lines 2 further.
+      EXPECT_TRUE(row[0].ends_with("—")) << "the row ends with its p column: " << row[0];
+      EXPECT_TRUE(row[1].starts_with("    REGRESSION: confirmed")) << text;
+      for (size_t i = 2; i < row.size(); ++i) {
+        EXPECT_EQ(row[i].find_first_not_of(' '), 6u) << row[i] << "\nin\n" << text;
+      }
+      EXPECT_TRUE(Contains(text, "  p\n    verdict\n")) << "the heading as its rows: " << text;
+    }
   }
-  // The note goes on under a hanging indent (the verdict column, cut to
-  // half the width).
-  const std::string indent = "\n" + std::string(40, ' ');
-  EXPECT_TRUE(Contains(text, "REGRESSION:" + indent + "confirmed: -20.0% in this run,")) << text;
-  EXPECT_TRUE(Contains(text, indent + "median of 3 runs\n")) << text;
   // Unwrapped, each row is one line.
   EXPECT_TRUE(Contains(RenderComparison(failing), "-20.0% as the median of 3 runs\n"));
+}
+
+// Results only one report holds were not compared: a line or two names
+// them, each path once with its sizes, rather than a row each.
+TEST(RenderComparison, ResultsInOnlyOneReportAreSummedUpNotListedRowByRow) {
+  BenchReport old = TwoSizes(10, 20);
+  for (uint64_t bytes = 4 * kKiB; bytes <= 256 * kMiB; bytes *= 2) {
+    for (const Direction direction : {Direction::kHostToDevice, Direction::kDeviceToHost}) {
+      old.results.push_back(
+          Bandwidth(direction, HostMemory::kPageable, CopyMode::kAsync, bytes, 5));
+    }
+  }
+  old.results.push_back(
+      Bandwidth(Direction::kDeviceToDevice, HostMemory::kNone, CopyMode::kAsync, kMiB, 100));
+  old.results.push_back(
+      Bandwidth(Direction::kDeviceToDevice, HostMemory::kNone, CopyMode::kAsync, 2 * kMiB, 100));
+  BenchReport now = TwoSizes(10, 20);
+  now.results.push_back(
+      Bandwidth(Direction::kHostToDevice, HostMemory::kPinned, CopyMode::kSync, kMiB, 5));
+  const Comparison comparison = Compare(old, now);
+  ASSERT_EQ(comparison.only_in_old, 36);
+  ASSERT_EQ(comparison.only_in_new, 1);
+
+  const std::string text = RenderComparison(comparison);
+  EXPECT_TRUE(Contains(text,
+                       "\nOnly in the old report (36 results, not measured this time): h2d "
+                       "pageable async at 17 sizes from 4 KiB to 256 MiB; d2h pageable async at "
+                       "17 sizes from 4 KiB to 256 MiB; d2d async at 1 MiB, 2 MiB.\n"))
+      << text;
+  EXPECT_TRUE(Contains(text,
+                       "\nOnly in the new report (1 result, new this time, nothing to compare "
+                       "with): h2d pinned sync at 1 MiB.\n"))
+      << text;
+  EXPECT_FALSE(Contains(text, "pageable async 8 KiB")) << "no row each: " << text;
+  EXPECT_TRUE(Contains(text, "36 only in the old report, 1 only in the new")) << text;
+
+  const std::string narrow = RenderComparison(comparison, 80);
+  for (const std::string& line : LinesOf(narrow)) EXPECT_LE(DisplayWidth(line), 80u) << line;
+  const std::vector<std::string> summary = RowAt(narrow, "Only in the old report");
+  EXPECT_EQ(summary.size(), 3u) << "36 results in three lines at 80 columns: " << narrow;
+}
+
+// Latency rows are named by operation.
+TEST(RenderComparison, OperationsInOnlyOneReportAreNamed) {
+  BenchReport old = SampleLatencyReport();
+  BenchReport now = SampleLatencyReport();
+  now.latency.pop_back();
+  now.latency.pop_back();
+  const std::string text = RenderComparison(Compare(old, now));
+  EXPECT_TRUE(Contains(text,
+                       "Only in the old report (2 results, not measured this time): "
+                       "host_callback_round_trip; event_record_to_complete.\n"))
+      << text;
+}
+
+TEST(RenderComparison, AHugeChangeStaysInItsColumn) {
+  const std::string text = RenderComparison(Compare(TwoSizes(10, 20), TwoSizes(1600, 20)));
+  EXPECT_TRUE(Contains(text, "  h2d pinned async 4 KiB        10.0       1600   +15900%       —  "))
+      << text;
 }
 
 TEST(ComparisonToJson, CountsAndRows) {

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "base/text_layout.h"
 #include "bench/bench_csv.h"
+#include "bench/bench_html.h"
 #include "bench/bench_json.h"
 #include "bench/bench_plot.h"
 #include "bench/bench_series.h"
@@ -159,14 +161,15 @@ TEST(BenchJson, KeepsEveryField) {
 TEST(BenchJson, WritesTheDocumentedKeysInOrder) {
   const std::string text = BenchReportToJsonText(SampleMemcpyReport());
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 3,\n  \"kind\": \"sectl.bench.memcpy\",\n", 0), 0u)
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 4,\n  \"kind\": \"sectl.bench.memcpy\",\n", 0), 0u)
       << text;
   const auto document = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
   for (const auto& item : document.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "kind", "tool", "plugin", "host",
-                                            "command_line", "started_at", "duration_s", "threads",
-                                            "runs", "units", "results", "ceiling", "latency"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"schema_version", "kind", "tool", "plugin", "host",
+                                      "command_line", "started_at", "duration_s", "threads", "runs",
+                                      "stopped", "units", "results", "ceiling", "latency"}));
   std::vector<std::string> result_keys;
   for (const auto& item : document["results"][0].items()) result_keys.push_back(item.key());
   EXPECT_EQ(result_keys, (std::vector<std::string>{"direction",
@@ -202,14 +205,38 @@ TEST(BenchJson, WritesTheDocumentedKeysInOrder) {
   EXPECT_EQ(document["results"][7]["error"], "the plugin has no sync_memcpy_dtoh\x07");
 }
 
+// A run that stopped before its last step says why; a report from before
+// schema version 4 has no "stopped", and its run went through.
+TEST(BenchJson, KeepsWhyARunStoppedAndReadsOlderReportsWithout) {
+  BenchReport stopped = SampleLatencyReport();
+  stopped.stopped = "the run's deadline of 4 s (--deadline) passed before get_event_status";
+  const Expected<BenchReport> read = ParseBenchReport(BenchReportToJsonText(stopped));
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(read->stopped, stopped.stopped);
+  EXPECT_EQ(ParseBenchReport(BenchReportToJsonText(SampleLatencyReport()))->stopped, std::nullopt);
+
+  json version_3 = json::parse(BenchReportToJsonText(stopped));
+  version_3["schema_version"] = 3;
+  version_3.erase("stopped");
+  const Expected<BenchReport> old = BenchReportFromJson(version_3);
+  ASSERT_TRUE(old) << old.error().message();
+  EXPECT_EQ(old->stopped, std::nullopt);
+  json missing = json::parse(BenchReportToJsonText(stopped));
+  missing.erase("stopped");
+  EXPECT_EQ(ReadError(missing), "malformed bench report: stopped: missing");
+}
+
 TEST(BenchJson, ValidatesAgainstThePublishedSchema) {
   // Results that are no measurement too: their numbers are null.
   BenchReport not_measurable = SampleMemcpyReport();
   MarkNotMeasurable(not_measurable.results[3], "block_host_until_done returned early");
   BenchReport never_completed = SampleLatencyReport();
   MarkNotMeasurable(never_completed.latency[1], "host_callback never ran the callback");
-  for (const BenchReport& report : {SampleMemcpyReport(), SampleLatencyReport(),
-                                    Provenance("memcpy"), not_measurable, never_completed}) {
+  BenchReport stopped = SampleMemcpyReport();
+  stopped.stopped = "2 steps took longer than --timeout 2 s each";
+  for (const BenchReport& report :
+       {SampleMemcpyReport(), SampleLatencyReport(), Provenance("memcpy"), not_measurable,
+        never_completed, stopped}) {
     const CommandResult result = ValidateAgainstSchema(BenchReportToJsonText(report));
     EXPECT_EQ(result.exit_code, 0) << result.err;
   }
@@ -233,8 +260,12 @@ TEST(BenchJson, SchemaRejectsDrift) {
   ExpectRejectedBySchema(missing);
 
   json newer = SampleJson();
-  newer["schema_version"] = 4;
+  newer["schema_version"] = 5;
   ExpectRejectedBySchema(newer);
+
+  json stopped_number = SampleJson();
+  stopped_number["stopped"] = 2;
+  ExpectRejectedBySchema(stopped_number);
 
   json binary_gigabytes = SampleJson();
   binary_gigabytes["units"]["bandwidth"] = "GiB/s";
@@ -272,9 +303,9 @@ TEST(BenchJson, RefusesAnotherKindOfReport) {
 
 TEST(BenchJson, NamesTheSchemaVersionFoundAndKnown) {
   json newer = SampleJson();
-  newer["schema_version"] = 4;
+  newer["schema_version"] = 5;
   EXPECT_EQ(ReadError(newer),
-            "bench report has schema_version 4; this sectl reads schema_version 1 to 3");
+            "bench report has schema_version 5; this sectl reads schema_version 1 to 4");
 }
 
 TEST(BenchJson, NamesAMissingMemberByPath) {
@@ -557,6 +588,53 @@ TEST(BenchTable, PluginTextCannotDriveTheTerminal) {
   EXPECT_TRUE(Contains(table, "\"dev\\x01 \\x1b[31mred\\x1b[0m <&>\"', end\\nnext\"")) << table;
 }
 
+// A run that stopped says so under the header, before any result, and the
+// HTML page's verdict says so too.
+TEST(BenchTable, ARunThatStoppedSaysSoFirst) {
+  for (BenchReport report : {SampleMemcpyReport(), SampleLatencyReport()}) {
+    report.stopped = "2 steps took longer than --timeout 2 s each, though every call came back";
+    const std::string table = RenderBenchTable(report, {.width = 80});
+    const size_t stopped = table.find("\n\nTHE BENCH STOPPED EARLY: 2 steps took longer than");
+    ASSERT_NE(stopped, std::string::npos) << table;
+    EXPECT_LT(stopped, table.find(report.kind == "latency" ? "operation" : "size")) << table;
+    EXPECT_TRUE(Contains(RenderBenchTable(report), "sectl bench exits with status 1")) << table;
+    // The memcpy sample copied wrong bytes: that heads its page, and the
+    // run's facts say it stopped.
+    const std::string page = RenderBenchHtml(report, nullptr);
+    EXPECT_TRUE(
+        Contains(page, report.kind == "latency" ? "Stopped early<div" : "<dt>Stopped early</dt>"))
+        << page;
+  }
+  EXPECT_FALSE(Contains(RenderBenchTable(SampleMemcpyReport()), "STOPPED"));
+  EXPECT_FALSE(Contains(RenderBenchHtml(SampleLatencyReport(), nullptr), "Stopped early"));
+}
+
+// The sizes a stopped run did not measure: the first says why, the rest of
+// the path is one line.
+TEST(BenchTable, SizesNotMeasuredForOneReasonAreOneLine) {
+  BenchReport report = Provenance("memcpy");
+  for (uint64_t bytes = 4 * kKiB; bytes <= 64 * kKiB; bytes *= 2) {
+    report.results.push_back(
+        Bandwidth(Direction::kHostToDevice, HostMemory::kPinned, CopyMode::kAsync, bytes, 10));
+    if (bytes > 4 * kKiB) {
+      report.results.back().error = "the bench stopped before this step: its deadline passed";
+    }
+  }
+  report.results[1].error = "allocate failed";
+  for (const size_t width : {size_t{0}, size_t{80}}) {
+    const std::string table = RenderBenchTable(report, {.width = width});
+    EXPECT_TRUE(Contains(table, "\n      8 KiB  not measured: allocate failed\n")) << table;
+    EXPECT_TRUE(Contains(table, "\n     16 KiB  not measured: the bench stopped before this "))
+        << table;
+    EXPECT_TRUE(Contains(table,
+                         "passed\n          …  not measured, the same: 2 more sizes, 32 "
+                         "KiB to 64 KiB\n"))
+        << table;
+    EXPECT_FALSE(Contains(table, "    32 KiB  not")) << table;
+    EXPECT_FALSE(Contains(table, "\n\n\n")) << "no empty chart: " << table;
+  }
+}
+
 TEST(BenchTable, ListsLatencyOperations) {
   const std::string table = RenderBenchTable(SampleLatencyReport());
   EXPECT_TRUE(Contains(table, "sectl bench latency")) << table;
@@ -569,6 +647,72 @@ TEST(BenchTable, ListsLatencyOperations) {
                        "event_record_to_complete  not measured: the plugin has no "
                        "record_event"))
       << table;
+}
+
+std::vector<std::string> TableLines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t end = text.find('\n'); end != std::string::npos;
+       start = end + 1, end = text.find('\n', start)) {
+    lines.push_back(text.substr(start, end - start));
+  }
+  return lines;
+}
+
+// The lines of the latency table from the row of `operation` to the next
+// row (a line starting "  " and a letter).
+std::vector<std::string> LatencyRow(const std::string& table, const std::string& operation) {
+  std::vector<std::string> row;
+  for (const std::string& line : TableLines(table)) {
+    if (!row.empty() && (line.empty() || (line.size() > 2 && line[2] != ' '))) break;
+    if (!row.empty() || line.starts_with("  " + operation + " ")) row.push_back(line);
+  }
+  return row;
+}
+
+// At 120 columns the description wraps in its own column; at 80, where
+// that column would be a few characters wide, it goes under the numbers.
+// Either way no line is wider than the terminal.
+TEST(BenchTable, LatencyDescriptionsWrapUnderTheirColumnOrGoUnderTheRow) {
+  BenchReport report = SampleLatencyReport();
+  report.latency[1].operation = "host_callback_round_trip_on_an_idle_stream";
+  report.latency[1].description =
+      "host_callback enqueued on an idle stream until it runs, the stream's own work done first";
+  report.latency[2].error =
+      "the plugin has no record_event, and TensorFlow then cannot tell when a stream reaches a "
+      "point, so EventMgr never frees a tensor";
+  // "  " + the longest name + "  " + three numbers: where the description starts.
+  const size_t column = 2 + 42 + 2 + 10 + 2 + 10 + 2 + 8 + 2;
+  const size_t error_column = 2 + 42 + 2;
+  for (const size_t width : {80u, 120u}) {
+    const std::string table = RenderBenchTable(report, {.width = width});
+    for (const std::string& line : TableLines(table)) {
+      EXPECT_LE(DisplayWidth(line), width) << line << "\nin\n" << table;
+    }
+    const std::vector<std::string> row =
+        LatencyRow(table, "host_callback_round_trip_on_an_idle_stream");
+    ASSERT_GE(row.size(), 2u) << table;
+    if (width == 120) {
+      EXPECT_EQ(DisplayWidth(row[0].substr(0, row[0].find("host_callback enqueued"))), column)
+          << table;
+      for (size_t i = 1; i < row.size(); ++i) {
+        EXPECT_EQ(row[i].find_first_not_of(' '), column) << row[i] << "\nin\n" << table;
+      }
+    } else {
+      EXPECT_TRUE(row[0].ends_with("200")) << "the samples column ends the row: " << table;
+      EXPECT_TRUE(row[1].starts_with("    host_callback enqueued")) << table;
+      for (size_t i = 2; i < row.size(); ++i) {
+        EXPECT_EQ(row[i].find_first_not_of(' '), 6u) << row[i] << "\nin\n" << table;
+      }
+    }
+    // Why nothing was measured starts where the numbers would, and wraps there.
+    const std::vector<std::string> error = LatencyRow(table, "event_record_to_complete");
+    ASSERT_GE(error.size(), 2u) << table;
+    EXPECT_EQ(error[0].find("not measured: the plugin"), error_column) << table;
+    for (size_t i = 1; i < error.size(); ++i) {
+      EXPECT_EQ(error[i].find_first_not_of(' '), error_column) << error[i] << "\nin\n" << table;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

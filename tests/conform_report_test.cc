@@ -1066,6 +1066,57 @@ TEST(ConformTable, ACauseOnlyBlockedChecksSpeakOfTellsTheirStoryOnce) {
   EXPECT_TRUE(causes < log_at && log_at < first_area) << table;
 }
 
+// Skipped checks with ids longer than the id column (which a narrow
+// terminal cuts to 28): each title wraps under its own first character, not
+// under the id column's end; one that would be left too narrow a column goes
+// under the row; the skip reason under the id, its continuation lines 2 in.
+TEST(ConformTable, TitlesWrapUnderThemselvesWhereALongIdPushedThemRight) {
+  ConformReport report = EmptyReport();
+  const std::string reason =
+      "the platform does not set supports_unified_memory (optional), so TensorFlow never asks "
+      "for unified memory";
+  for (const std::string id :
+       {"memory.alignment", "memory.usage_tracks_allocations", "concurrency.streams_in_parallel",
+        "stream.an_id_so_long_that_it_leaves_no_room_for_its_title"}) {
+    CheckResult skipped = Result(id, CheckStatus::kSkip, reason);
+    skipped.title =
+        "The free memory device_memory_usage reports drops when memory is allocated and rises "
+        "when it is freed";
+    report.results.push_back(skipped);
+  }
+  report.summary = Summarize(report.results);
+  for (const size_t width : {size_t{80}, size_t{120}}) {
+    const std::string table = RenderConformTable(report, {.width = width});
+    const std::vector<std::string> lines = sectl::testing::LinesOf(table);
+    for (const std::string& line : lines) {
+      EXPECT_LE(sectl::DisplayWidth(line), width) << line << "\nin\n" << table;
+    }
+    for (const CheckResult& result : report.results) {
+      const auto row = std::find_if(lines.begin(), lines.end(), [&](const std::string& line) {
+        return line == "  SKIP    " + result.id || line.starts_with("  SKIP    " + result.id + " ");
+      });
+      ASSERT_NE(row, lines.end()) << result.id << "\n" << table;
+      const size_t title = row->find("The free memory");
+      // Where the title starts, and the lines of the row until the reason.
+      size_t column = title;
+      auto line = row + 1;
+      if (title == std::string::npos) {
+        ASSERT_TRUE(line->starts_with("          The free memory")) << table;
+        column = 10;
+        ++line;
+      }
+      for (; line != lines.end() && !line->starts_with("          the platform"); ++line) {
+        const size_t hanging = column == 10 ? 12 : column;
+        EXPECT_EQ(line->find_first_not_of(' '), hanging) << *line << "\nin\n" << table;
+      }
+      ASSERT_NE(line, lines.end()) << table;
+      // The reason goes on 2 columns further in than it starts.
+      ASSERT_NE(line + 1, lines.end()) << table;
+      if (width == 80) EXPECT_TRUE((line + 1)->starts_with("            ")) << table;
+    }
+  }
+}
+
 TEST(ConformTable, VerboseShowsDetailsOfPassesToo) {
   ConformReport report = PassingReport();
   report.results[0].message = "all 17 sizes copied intact";

@@ -364,8 +364,10 @@ TEST(HostileIsolation, ThePluginsOwnEnvironBlockHoldsNoneOfSectlsVariables) {
 }
 
 // A plugin thread bumping the counters in shared memory while the plugin
-// hangs: the bench's deadline is on sectl's clock, --timeout for the setup
-// and each of the 2 steps of one size on one path (3 s), never extended.
+// hangs: the bench's deadline is on sectl's clock, the run's own (2 x
+// --budget for each of the 2 steps of one size on one path and 4 x
+// --timeout: 5 s) and --timeout for the step under way (6 s), never
+// extended.
 TEST(HostileIsolation, BumpedProgressCountersDoNotExtendTheBenchDeadline) {
   TemporaryDirectory directory;
   const std::filesystem::path log = directory.path() / "hostile.log";
@@ -384,7 +386,7 @@ TEST(HostileIsolation, BumpedProgressCountersDoNotExtendTheBenchDeadline) {
   EXPECT_FALSE(Contains(notes, "bumping 0 ")) << notes;
   EXPECT_NE(run.exit_code, 0) << run.out;
   EXPECT_NE(run.exit_code, 2) << run.err;  // the plugin's failure, not sectl's
-  EXPECT_TRUE(Contains(run.err, "did not finish within 3 s")) << run.err;
+  EXPECT_TRUE(Contains(run.err, "did not finish within 6 s (its deadline of 5 s")) << run.err;
   EXPECT_TRUE(ProcessesNamed(tag).empty());
 }
 

@@ -249,5 +249,32 @@ TEST(ConfirmRegressions, AFailedReMeasurementKeepsTheRegressionAndSaysWhy) {
   EXPECT_NE(kept.rows[0].note.find("not re-measured: "), std::string::npos) << kept.rows[0].note;
 }
 
+// A re-measurement that stopped early (step_deadline.h) measured nothing
+// after it stopped; that must not read as "no longer measured", which would
+// confirm the regression.
+TEST(ConfirmRegressions, AReMeasurementThatStoppedEarlyConfirmsNothing) {
+  const BenchReport saved = MeasuredRun(10, 1);
+  const BenchReport report = MeasuredRun(8, 50);
+  const Comparison first = Compare(saved, report);
+  ASSERT_EQ(first.regressions, 1);
+  BenchOptions options;
+  options.plugin_path = std::string(SECTL_PLUGIN_DIR) + "/sectl_minimal.so";
+  options.memcpy.sizes = {64 * kKiB, kMiB};
+  options.memcpy.directions = {Direction::kHostToDevice, Direction::kDeviceToDevice};
+  options.deadline = std::chrono::milliseconds(1);  // passed before the first step
+  const Comparison kept = ConfirmRegressions(saved, report, first, options, 2);
+  EXPECT_EQ(kept.regressions, 1);
+  EXPECT_EQ(kept.confirmation_runs, 0);
+  EXPECT_NE(kept.rows[0].note.find("not re-measured: the re-measurement stopped early: the run's "
+                                   "deadline of 0.001 s (--deadline) passed before "),
+            std::string::npos)
+      << kept.rows[0].note;
+  for (const ComparisonRow& row : kept.rows) {
+    if (row.verdict == ChangeVerdict::kRegression) {
+      EXPECT_EQ(row.note.find("no longer measured"), std::string::npos) << row.note;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sectl::bench

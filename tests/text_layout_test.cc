@@ -140,6 +140,47 @@ TEST(WrapLine, EscapeSequencesTakeNoRoom) {
   EXPECT_EQ(wrapped, red + " one two\n  three");
 }
 
+// A row of name, numbers and a description: the description wraps under
+// its own first character, however far right its column starts, or goes
+// under the row when its column would be too narrow to read.
+TEST(LayOutRow, TheTextWrapsInItsOwnColumnOrUnderTheRow) {
+  const std::string cells = "  host_callback_round_trip        75493     3966149        31  ";
+  const size_t column = DisplayWidth(cells);  // 64: past the middle of 100
+  const std::string text = "host_callback enqueued on an idle stream until it runs";
+  EXPECT_EQ(LayOutRow(cells, text, 0, 4), cells + text) << "width 0: one line";
+  EXPECT_EQ(LayOutRow(cells, text, 200, 4), cells + text) << "it fits";
+  EXPECT_EQ(LayOutRow(cells, "short", 80, 4),
+            "  host_callback_round_trip        75493     3966149        31\n    short")
+      << "a column too narrow for most text is not used even where a row's text would fit";
+
+  const std::string in_column = LayOutRow(cells, text, 100, 4);
+  const std::vector<std::string> lines = LinesOf(in_column);
+  ASSERT_GE(lines.size(), 2u) << in_column;
+  EXPECT_EQ(lines[0].substr(0, column), cells);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_LE(DisplayWidth(lines[i]), 100u) << lines[i];
+    if (i > 0) {
+      EXPECT_EQ(lines[i].substr(0, column), std::string(column, ' ')) << lines[i];
+      EXPECT_NE(lines[i][column], ' ') << "under the text's first character: " << lines[i];
+    }
+  }
+  EXPECT_EQ(WordsOf(in_column), WordsOf(cells + text));
+
+  // At 80 the column would be 16 wide: the text goes under the row.
+  const std::string below = LayOutRow(cells, text, 80, 4);
+  EXPECT_EQ(below,
+            "  host_callback_round_trip        75493     3966149        31\n"
+            "    host_callback enqueued on an idle stream until it runs")
+      << below;
+  const std::string narrow = LayOutRow(cells, text, 40, 4);
+  for (const std::string& line : LinesOf(narrow)) EXPECT_LE(DisplayWidth(line), 40u) << narrow;
+  EXPECT_EQ(WordsOf(narrow), WordsOf(cells + text)) << narrow;
+  EXPECT_NE(narrow.find("\n    host_callback enqueued"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("\n      "), std::string::npos) << "the text's own hanging indent";
+
+  EXPECT_EQ(LayOutRow("  name   12   ", "", 80, 4), "  name   12") << "no trailing spaces";
+}
+
 TEST(WrapText, WrapsEachLine) {
   EXPECT_EQ(WrapText("aaa bbb\nccc ddd\n", 4, 1), "aaa\n bbb\nccc\n ddd\n");
 }

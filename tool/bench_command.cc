@@ -88,9 +88,18 @@ void AddCommonOptions(CLI::App& command, BenchCommandOptions& options) {
   command
       .add_option("--timeout", options.timeout_seconds,
                   "Seconds without progress (no plugin call returning) before the plugin is "
-                  "killed")
+                  "killed, and the most one step (a size on one copy path, or one operation) "
+                  "may take: after 2 steps took longer, the bench stops measuring, reports "
+                  "the steps it did not measure and why, and exits with status 1")
       ->check(SecondsBetween())
       ->capture_default_str();
+  command
+      .add_option("--deadline", options.deadline_seconds,
+                  "Seconds the whole measurement (each run of it) may take: once they have "
+                  "passed, the bench stops measuring, reports the steps it did not measure and "
+                  "why, and exits with status 1. Default: 2 x --budget per step plus 4 x "
+                  "--timeout (274 s for the default memcpy sweep)")
+      ->check(SecondsBetween());
   command
       .add_option("--isolation", options.isolation,
                   "Run the plugin in a child process, or in sectl itself (for debugging)")
@@ -217,8 +226,9 @@ BenchCommands AddBenchCommand(CLI::App& app, BenchCommandOptions& options) {
       "Measure a plugin: copy bandwidth beside the host's memcpy ceiling (memcpy), or the "
       "latency of frequent operations (latency). Exit status 1 if the plugin fails, a copy "
       "fails verification, a result is not measurable (the plugin's completion cannot be "
-      "believed), or --compare finds a regression; 3 if --compare could not judge most "
-      "results.");
+      "believed), the bench stopped early (2 steps took longer than --timeout, or "
+      "--deadline passed), or --compare finds a regression; 3 if --compare could not judge "
+      "most results.");
   bench->require_subcommand(1);
 
   auto* memcpy = bench->add_subcommand(
@@ -321,6 +331,7 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
   run.confinement = std::move(*confinement);
   run.stall_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000));
+  run.deadline = std::chrono::milliseconds(static_cast<int64_t>(options.deadline_seconds * 1000));
   run.command_line = options.command_line;
   run.tool_version = SECTL_VERSION;
   run.runs = options.repeat_runs;
@@ -367,13 +378,18 @@ int RunBenchCommand(const BenchCommands& commands, const BenchCommandOptions& op
 
   // A result that is no number fails the run like wrong bytes do: a gate
   // must not pass on what it could not measure.
-  bool passed = !AnyVerificationFailed(*report) && !bench::AnyNotMeasurable(*report);
+  // A run that stopped before its last step (the plugin stalled in its
+  // steps, or the deadline passed) did not measure what was asked.
+  bool passed =
+      !AnyVerificationFailed(*report) && !bench::AnyNotMeasurable(*report) && !report->stopped;
   if (comparison) {
     // Where it does not spoil a machine-readable report on stdout.
     const bool report_on_stdout =
         (options.output.empty() || options.output == "-") && options.report_format != "table";
     const size_t width = report_on_stdout ? 0 : ChooseTableLayout(options.output_flags, "").width;
-    std::fputs(bench::RenderComparison(*comparison, width).c_str(),
+    // A blank line between the table report and the comparison after it.
+    const bool after_table = !report_on_stdout && (options.output.empty() || options.output == "-");
+    std::fputs(((after_table ? "\n" : "") + bench::RenderComparison(*comparison, width)).c_str(),
                report_on_stdout ? stderr : stdout);
     if (passed) return ExitStatusOfGate(bench::JudgeGate(*comparison));
   }

@@ -35,6 +35,7 @@ struct BenchCommandOptions {
   int repeat_runs = 1;
   int confirm_runs = bench::kDefaultConfirmRuns;
   double timeout_seconds = 60;
+  double deadline_seconds = 0;  // 0: bench::DefaultRunDeadline
   std::string isolation = "process";
   bool no_progress = false;
   ConfinementFlags confinement;

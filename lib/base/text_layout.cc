@@ -231,6 +231,33 @@ std::string Abbreviate(std::string_view text, size_t columns) {
   return std::string(kept) + "…";
 }
 
+std::string LayOutRow(std::string_view cells, std::string_view text, size_t width, size_t below) {
+  if (text.empty()) {
+    const size_t end = cells.find_last_not_of(' ');
+    return WrapLine(cells.substr(0, end == std::string_view::npos ? 0 : end + 1), width, below);
+  }
+  const size_t column = DisplayWidth(cells);
+  if (width == 0) return std::string(cells) + std::string(text);
+  if (column + kNarrowestTextColumn <= width) {
+    // Wrapped alone at the column's width, so that no cap on the indent
+    // moves its continuation lines out of the column.
+    const std::string wrapped = WrapLine(text, width - column, 0);
+    std::string row(cells);
+    const std::string indent = "\n" + std::string(column, ' ');
+    for (const char c : wrapped) {
+      if (c == '\n') {
+        row += indent;
+      } else {
+        row += c;
+      }
+    }
+    return row;
+  }
+  constexpr size_t kHangingIndent = 2;
+  return LayOutRow(cells, "", width, below) + "\n" +
+         WrapLine(std::string(below, ' ') + std::string(text), width, below + kHangingIndent);
+}
+
 std::string WrapText(std::string_view text, size_t width, size_t indent, LongWords long_words) {
   std::string out;
   for (;;) {

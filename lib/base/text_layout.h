@@ -42,6 +42,25 @@ std::string WrapLine(std::string_view line, size_t width, size_t indent,
 // one line (a passing check's title) where the rest can be looked up.
 std::string Abbreviate(std::string_view text, size_t columns);
 
+// The narrowest a table's last column may be and still hold its text:
+// narrower, and the text goes under the row instead (LayOutRow).
+inline constexpr size_t kNarrowestTextColumn = 24;
+
+// One row of a table whose last column holds free text (a description, a
+// title, a verdict and its note): `cells`, the columns before it padded to
+// where that column starts, then `text`. For `width` columns (0: one line,
+// whatever its length):
+//  - where the column is at least kNarrowestTextColumn wide, the text in
+//    it, wrapped there: every continuation line starts under the text's
+//    first character;
+//  - else the cells alone (wrapped with a hanging indent of `below` where
+//    they are wider than the line), and the text on the lines under them,
+//    `below` columns in and its own continuation lines 2 further. Even text
+//    that would fit goes there, so that every row of a table, its heading
+//    too, puts its text in the same place.
+// No newline at the end; no trailing spaces when `text` is empty.
+std::string LayOutRow(std::string_view cells, std::string_view text, size_t width, size_t below);
+
 // WrapLine on each line of `text`.
 std::string WrapText(std::string_view text, size_t width, size_t indent,
                      LongWords long_words = LongWords::kBreak);

@@ -1,12 +1,14 @@
 #include "bench/bench_compare.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "base/byte_sizes.h"
 #include "base/text_layout.h"
@@ -86,7 +88,13 @@ bool Measured(const Entry& entry) {
   return !entry.error && !entry.not_measurable && std::isfinite(entry.median);
 }
 
-std::string Signed(double change) { return fmt::format("{:+.1f}%", change * 100); }
+// "+4.1%", "-20.0%"; from ten-fold on without the decimal ("+15341%"),
+// which would only push the change out of its column.
+std::string Signed(double change) {
+  constexpr double kTenFold = 10;
+  return std::abs(change) >= kTenFold ? fmt::format("{:+.0f}%", change * 100)
+                                      : fmt::format("{:+.1f}%", change * 100);
+}
 
 // Which run's median had not settled: "the old run", "the new run", "either run".
 std::string UnsettledIn(const Entry& old, const Entry& now) {
@@ -453,6 +461,61 @@ std::string GateConclusion(const Comparison& comparison) {
       ResultsNotJudged(comparison), ResultsInBoth(comparison));
 }
 
+// Where a row's verdict starts when it goes under the row.
+constexpr size_t kVerdictBelow = 4;
+// A series measured at more sizes than this is listed by its count and
+// range of sizes, not size by size.
+constexpr size_t kMostSizesListed = 4;
+
+bool IsOnlyInOne(ChangeVerdict verdict) {
+  return verdict == ChangeVerdict::kOnlyInOld || verdict == ChangeVerdict::kOnlyInNew;
+}
+
+// "h2d pinned async at 4 KiB, 64 KiB" or "h2d pinned async at 17 sizes
+// from 4 KiB to 256 MiB": one series' sizes, in the report's order.
+std::string SeriesAndSizes(const SeriesKey& key, const std::vector<uint64_t>& sizes) {
+  if (sizes.size() <= kMostSizesListed) {
+    std::vector<std::string> named;
+    named.reserve(sizes.size());
+    for (const uint64_t bytes : sizes) named.push_back(FormatByteSize(bytes));
+    return fmt::format("{} at {}", SeriesName(key), fmt::join(named, ", "));
+  }
+  const auto [smallest, largest] = std::minmax_element(sizes.begin(), sizes.end());
+  return fmt::format("{} at {} sizes from {} to {}", SeriesName(key), sizes.size(),
+                     FormatByteSize(*smallest), FormatByteSize(*largest));
+}
+
+// One paragraph naming the results only one report holds (`only` says
+// which), each series once with its sizes; empty when there are none.
+std::string ListRowsOnlyInOne(const Comparison& comparison, ChangeVerdict only) {
+  std::vector<std::string> parts;
+  std::vector<SeriesKey> series;  // in first-seen order
+  std::vector<std::vector<uint64_t>> sizes;
+  int count = 0;
+  for (const ComparisonRow& row : comparison.rows) {
+    if (row.verdict != only) continue;
+    ++count;
+    if (!row.series) {
+      parts.push_back(RowName(row));
+      continue;
+    }
+    const auto known = std::find(series.begin(), series.end(), *row.series);
+    if (known == series.end()) {
+      series.push_back(*row.series);
+      sizes.push_back({row.bytes});
+    } else {
+      sizes[static_cast<size_t>(known - series.begin())].push_back(row.bytes);
+    }
+  }
+  if (count == 0) return "";
+  for (size_t i = 0; i < series.size(); ++i) parts.push_back(SeriesAndSizes(series[i], sizes[i]));
+  const bool old = only == ChangeVerdict::kOnlyInOld;
+  return fmt::format("Only in the {} report ({} result{}, {}): {}.", old ? "old" : "new", count,
+                     count == 1 ? "" : "s",
+                     old ? "not measured this time" : "new this time, nothing to compare with",
+                     fmt::join(parts, "; "));
+}
+
 }  // namespace
 
 std::string RenderComparison(const Comparison& comparison, size_t width) {
@@ -465,10 +528,8 @@ std::string RenderComparison(const Comparison& comparison, size_t width) {
   out += WrapText(
              fmt::format(
                  "Medians in {}; a regression is {} by more than {:g}% and beyond the noise of the "
-                 "two "
-                 "runs:\na two-sided Mann-Whitney U test of their samples, at {:g} for all results "
-                 "together "
-                 "(Holm-Bonferroni).\nUnstable results are never regressions.{}",
+                 "two runs: a two-sided Mann-Whitney U test of their samples, at {:g} for all "
+                 "results together (Holm-Bonferroni).\nUnstable results are never regressions.{}",
                  unit, latency ? "slower" : "lower", comparison.tolerance * 100,
                  comparison.significance_level,
                  comparison.confirmation_runs == 0
@@ -481,27 +542,44 @@ std::string RenderComparison(const Comparison& comparison, size_t width) {
                            comparison.confirmation_runs == 1 ? "" : "s")),
              width, 0) +
          "\n\n";
-  size_t name_width = std::string_view("result").size();
+  // The results only one report holds are listed after the table, in a
+  // few lines, not a row each: they were not compared.
+  std::vector<const ComparisonRow*> compared;
   for (const ComparisonRow& row : comparison.rows) {
-    name_width = std::max(name_width, RowName(row).size());
+    if (!IsOnlyInOne(row.verdict)) compared.push_back(&row);
   }
-  out += fmt::format("  {:<{}}  {:>9}  {:>9}  {:>8}  {:>6}  {}\n", "result", name_width, "old",
-                     "new", "change", "p", "verdict");
-  // A row's wrapped note stays in the verdict column (WrapLine keeps at
-  // most half the width for the indent).
-  const size_t verdict_column = 2 + name_width + 2 + 9 + 2 + 9 + 2 + 8 + 2 + 6 + 2;
-  auto median = [](const std::optional<double>& value) {
-    return value ? FormatMeasurement(*value) : std::string("—");
-  };
-  for (const ComparisonRow& row : comparison.rows) {
-    std::string line = fmt::format(
-        "  {:<{}}  {:>9}  {:>9}  {:>8}  {:>6}  {}", RowName(row), name_width,
-        median(row.old_median), median(row.new_median), row.change ? Signed(*row.change) : "",
-        row.p_value ? FormatPValue(*row.p_value) : "—", VerdictWord(row.verdict));
-    if (!row.note.empty()) line += ": " + OneLine(row.note);
-    out += WrapLine(line, width, verdict_column) + "\n";
+  if (!compared.empty()) {
+    size_t name_width = std::string_view("result").size();
+    for (const ComparisonRow* row : compared) {
+      name_width = std::max(name_width, DisplayWidth(RowName(*row)));
+    }
+    // The verdict and its note go on in their own column where the line
+    // leaves room for one, else under the row's numbers.
+    auto put_row = [&out, width](const std::string& cells, std::string_view text) {
+      out += LayOutRow(cells, text, width, kVerdictBelow) + "\n";
+    };
+    put_row(fmt::format("  {:<{}}  {:>9}  {:>9}  {:>8}  {:>6}  ", "result", name_width, "old",
+                        "new", "change", "p"),
+            "verdict");
+    auto median = [](const std::optional<double>& value) {
+      return value ? FormatMeasurement(*value) : std::string("—");
+    };
+    for (const ComparisonRow* row : compared) {
+      std::string verdict = VerdictWord(row->verdict);
+      if (!row->note.empty()) verdict += ": " + OneLine(row->note);
+      put_row(fmt::format("  {:<{}}  {:>9}  {:>9}  {:>8}  {:>6}  ", RowName(*row), name_width,
+                          median(row->old_median), median(row->new_median),
+                          row->change ? Signed(*row->change) : "",
+                          row->p_value ? FormatPValue(*row->p_value) : "—"),
+              verdict);
+    }
+    out += "\n";
   }
-  out += "\n";
+  for (const ChangeVerdict only : {ChangeVerdict::kOnlyInOld, ChangeVerdict::kOnlyInNew}) {
+    if (const std::string listed = ListRowsOnlyInOne(comparison, only); !listed.empty()) {
+      out += WrapLine(listed, width, 2) + "\n\n";
+    }
+  }
   out += WrapLine(
       fmt::format(
           "{} compared: {} regression{}, {} improved, {} within tolerance, {} within noise, {} "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -41,6 +42,13 @@ struct Verdict {
   std::string why;
 };
 
+// A run that stopped before its last step (step_deadline.h).
+std::optional<Verdict> StoppedEarly(const BenchReport& report) {
+  if (!report.stopped) return std::nullopt;
+  return Verdict{"bad", "Stopped early",
+                 *report.stopped + "; the steps it did not begin are not measured"};
+}
+
 Verdict JudgeMemcpy(const BenchReport& report) {
   const auto failed = std::count_if(report.results.begin(), report.results.end(),
                                     [](const auto& result) { return VerificationFailed(result); });
@@ -67,6 +75,7 @@ Verdict JudgeMemcpy(const BenchReport& report) {
                         "copies cannot be believed (see the notes)",
                         not_measurable, report.results.size())};
   }
+  if (auto stopped = StoppedEarly(report)) return *stopped;
   if (report.results.empty() || unmeasured == static_cast<long>(report.results.size())) {
     return {"unsure", "Nothing measured", "no copy path could be measured"};
   }
@@ -106,6 +115,7 @@ Verdict JudgeLatency(const BenchReport& report) {
         fmt::format("{} of {} operations not measurable", not_measurable, report.latency.size()),
         "they never complete (see the table)"};
   }
+  if (auto stopped = StoppedEarly(report)) return *stopped;
   const auto unmeasured =
       std::count_if(report.latency.begin(), report.latency.end(),
                     [](const auto& result) { return result.error.has_value(); });
@@ -151,6 +161,8 @@ void WriteRunFacts(HtmlWriter& out, const BenchReport& report) {
                    host.cpu_model.empty() ? "" : ", " + host.cpu_model));
   Fact(out, "Host threads", std::to_string(report.threads));
   if (report.runs > 1) Fact(out, "Runs", fmt::format("{} (medians of the runs)", report.runs));
+  // Also where a worse verdict (a failed verification) heads the page.
+  if (report.stopped) Fact(out, "Stopped early", *report.stopped);
   Fact(out, "Started", report.started_at);
   Fact(out, "Duration", fmt::format("{:.1f} s", report.duration_s));
   std::string command_line;

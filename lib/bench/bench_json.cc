@@ -120,6 +120,9 @@ bool HasSamples(int schema_version) { return schema_version >= 2; }
 // Reports from before schema version 3 have no "not_measurable": every
 // result in them was taken as a measurement.
 bool HasNotMeasurable(int schema_version) { return schema_version >= 3; }
+// Reports from before schema version 4 have no "stopped": every run in them
+// went through.
+bool HasStopped(int schema_version) { return schema_version >= 4; }
 
 Distribution ReadDistribution(JsonReader& in, std::string_view unit, int schema_version) {
   Distribution distribution;
@@ -269,6 +272,7 @@ BenchReport ReadReport(JsonReader& in, int schema_version) {
   in.NumberOrNull("duration_s", report.duration_s);
   in.Count("threads", report.threads);
   if (HasSamples(schema_version)) in.Count("runs", report.runs);
+  if (HasStopped(schema_version)) in.NullableString("stopped", report.stopped);
   JsonReader units = in.Object("units");
   units.Constant("bandwidth", kBandwidthUnit);
   units.Constant("latency", kLatencyUnit);
@@ -315,6 +319,7 @@ OrderedJson BenchReportToJson(const BenchReport& report) {
           {"duration_s", report.duration_s},
           {"threads", report.threads},
           {"runs", report.runs},
+          {"stopped", NullableString(report.stopped)},
           {"units", {{"bandwidth", kBandwidthUnit}, {"latency", kLatencyUnit}}},
           {"results", ArrayOf(report.results, BandwidthToJson)},
           {"ceiling", ArrayOf(report.ceiling, CeilingToJson)},

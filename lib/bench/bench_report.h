@@ -17,9 +17,9 @@
 namespace sectl::bench {
 
 // 2 added the samples themselves (Distribution::values), latency's "stable"
-// and the report's "runs"; 3 added each result's "not_measurable". Version
-// 1 and 2 reports are still read, without them.
-inline constexpr int kBenchSchemaVersion = 3;
+// and the report's "runs"; 3 added each result's "not_measurable"; 4 the
+// report's "stopped". Version 1 to 3 reports are still read, without them.
+inline constexpr int kBenchSchemaVersion = 4;
 inline constexpr int kOldestReadableBenchSchemaVersion = 1;
 
 enum class Direction { kHostToDevice, kDeviceToHost, kDeviceToDevice };
@@ -176,6 +176,10 @@ struct BenchReport {
   // How many times the whole measurement ran (--repeat-runs): each median
   // is then the median of the runs' medians, and the values are all runs'.
   int runs = 1;
+  // Why the run stopped before its last step (step_deadline.h: steps that
+  // took longer than --timeout, or the run's deadline); the results it did
+  // not measure say so in their error. nullopt for a run that went through.
+  std::optional<std::string> stopped;
   std::vector<BandwidthResult> results;
   std::vector<CeilingResult> ceiling;
   std::vector<LatencyResult> latency;

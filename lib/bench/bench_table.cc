@@ -19,6 +19,11 @@ constexpr size_t kBarWidth = 32;       // characters for the largest median, wid
 constexpr size_t kSizeColumnEnd = 13;  // "  {size:>9}  ": where a row's text starts
 constexpr size_t kHeaderValueColumn = 10;
 constexpr size_t kShownHashLength = 12;  // enough to tell builds apart
+// Rows not measured for the same reason as the row above them, from which
+// on they are folded into one line.
+constexpr size_t kFewestFoldedRows = 2;
+// Where a latency row's description starts when it goes under the row.
+constexpr size_t kLatencyTextBelow = 4;
 
 // Why a row should not be taken at face value, one character each, in the
 // order they are shown.
@@ -190,6 +195,10 @@ std::string SizeRow(const BandwidthResult& result, const Layout& layout) {
 // The bars of a block under its numbers, one per size, when the numbers
 // leave too little of the line beside them.
 void WriteBarChart(std::string& out, const Series& series, const Layout& layout) {
+  if (std::none_of(series.results.begin(), series.results.end(),
+                   [](const BandwidthResult* result) { return HasNumbers(*result); })) {
+    return;  // no bar to draw
+  }
   out += '\n';
   for (const BandwidthResult* result : series.results) {
     if (!HasNumbers(*result)) continue;
@@ -201,8 +210,24 @@ void WriteBarChart(std::string& out, const Series& series, const Layout& layout)
 void WriteSeries(std::string& out, const Series& series, const Layout& layout) {
   out += fmt::format("\n{}\n", Paint(SeriesName(series.key), "1", layout.color));
   out += HeaderRow(layout);
-  for (const BandwidthResult* result : series.results) {
-    Put(out, SizeRow(*result, layout), layout.width, kSizeColumnEnd + 2);
+  const std::vector<const BandwidthResult*>& results = series.results;
+  for (size_t i = 0; i < results.size(); ++i) {
+    Put(out, SizeRow(*results[i], layout), layout.width, kSizeColumnEnd + 2);
+    // The sizes after it that were not measured for the same reason (a
+    // run that stopped: every size left) are one line, not one each.
+    size_t alike = 0;
+    while (results[i]->error && i + alike + 1 < results.size() &&
+           results[i + alike + 1]->error == results[i]->error) {
+      ++alike;
+    }
+    if (alike >= kFewestFoldedRows) {
+      Put(out,
+          fmt::format("  {:>9}  not measured, the same: {} more sizes, {} to {}", "…", alike,
+                      FormatByteSize(results[i + 1]->bytes),
+                      FormatByteSize(results[i + alike]->bytes)),
+          layout.width, kSizeColumnEnd + 2);
+      i += alike;
+    }
   }
   if (layout.bars_below) WriteBarChart(out, series, layout);
   // The warnings and verification failures in words, under the block,
@@ -234,22 +259,24 @@ void WriteLegend(std::string& out, const std::vector<BandwidthResult>& results,
     });
     if (used) legend += fmt::format("  {}  {}\n", marker.symbol, marker.meaning);
   }
-  const size_t legend_start = out.size();
-  out +=
+  out += WrapText(
       "\nBandwidth in GB/s (10^9 bytes/s) by the host's clock; ceiling is the host's own "
-      "memcpy at the same size; bars share one scale.\n";
-  if (layout.plugin_timer) out += "timer: the median by the plugin's own timers (SP_TimerFns).\n";
-  if (!legend.empty()) out += "Markers:\n" + legend;
-  if (std::any_of(results.begin(), results.end(),
-                  [](const auto& result) { return result.not_measurable.has_value(); })) {
+      "memcpy at the same size; bars share one scale.\n",
+      layout.width, 0);
+  if (layout.plugin_timer) {
     out +=
-        "not measurable: what the clock measured is no bandwidth (the copies' completion was "
-        "signalled before their bytes arrived, rests on a function known broken, or is faster "
-        "than any machine can copy); sectl bench exits with status 1.\n";
+        WrapText("timer: the median by the plugin's own timers (SP_TimerFns).\n", layout.width, 0);
   }
   // A wrapped meaning goes on after its marker.
-  out.replace(legend_start, std::string::npos,
-              WrapText(std::string_view(out).substr(legend_start), layout.width, 5));
+  if (!legend.empty()) out += "Markers:\n" + WrapText(legend, layout.width, 5);
+  if (std::any_of(results.begin(), results.end(),
+                  [](const auto& result) { return result.not_measurable.has_value(); })) {
+    out += WrapText(
+        "not measurable: what the clock measured is no bandwidth (the copies' completion was "
+        "signalled before their bytes arrived, rests on a function known broken, or is faster "
+        "than any machine can copy); sectl bench exits with status 1.\n",
+        layout.width, 0);
+  }
 }
 
 void WriteMemcpy(std::string& out, const BenchReport& report, const BenchTableStyle& style) {
@@ -275,30 +302,29 @@ void WriteLatency(std::string& out, const BenchReport& report, size_t width) {
   }
   size_t name_width = std::string_view("operation").size();
   for (const LatencyResult& latency : report.latency) {
-    name_width = std::max(name_width, OneLine(latency.operation).size());
+    name_width = std::max(name_width, DisplayWidth(OneLine(latency.operation)));
   }
-  out += fmt::format("\n  {:<{}}  {:>10}  {:>10}  {:>8}  {}\n", "operation", name_width,
-                     "median ns", "p95 ns", "samples", "what is timed");
-  // A long description or error goes on in its own column.
-  const size_t rows_start = out.size();
-  const size_t description_column = 2 + name_width + 2 + 10 + 2 + 10 + 2 + 8 + 2;
+  // What is timed, or why nothing was, goes on in its own column where the
+  // line leaves room for one, else under the row's numbers.
+  auto row = [&out, width](const std::string& cells, std::string_view text) {
+    out += LayOutRow(cells, text, width, kLatencyTextBelow) + "\n";
+  };
+  out += "\n";
+  row(fmt::format("  {:<{}}  {:>10}  {:>10}  {:>8}  ", "operation", name_width, "median ns",
+                  "p95 ns", "samples"),
+      "what is timed");
   for (const LatencyResult& latency : report.latency) {
-    const std::string name = OneLine(latency.operation);
+    const std::string name = fmt::format("  {:<{}}  ", OneLine(latency.operation), name_width);
     if (latency.not_measurable) {
-      out += fmt::format("  {:<{}}  not measurable: {}\n", name, name_width,
-                         OneLine(*latency.not_measurable));
-      continue;
+      row(name, "not measurable: " + OneLine(*latency.not_measurable));
+    } else if (latency.error) {
+      row(name, "not measured: " + OneLine(*latency.error));
+    } else {
+      row(fmt::format("{}{:>10}  {:>10}  {:>8}  ", name, FormatMeasurement(latency.ns.median),
+                      FormatMeasurement(latency.ns.p95), latency.ns.samples),
+          OneLine(latency.description));
     }
-    if (latency.error) {
-      out += fmt::format("  {:<{}}  not measured: {}\n", name, name_width, OneLine(*latency.error));
-      continue;
-    }
-    out += fmt::format("  {:<{}}  {:>10}  {:>10}  {:>8}  {}\n", name, name_width,
-                       FormatMeasurement(latency.ns.median), FormatMeasurement(latency.ns.p95),
-                       latency.ns.samples, OneLine(latency.description));
   }
-  out.replace(rows_start, std::string::npos,
-              WrapText(std::string_view(out).substr(rows_start), width, description_column));
   out += "\nNanoseconds per operation by the host's monotonic clock.\n";
   if (std::any_of(report.latency.begin(), report.latency.end(),
                   [](const auto& latency) { return latency.not_measurable.has_value(); })) {
@@ -314,6 +340,17 @@ void WriteLatency(std::string& out, const BenchReport& report, size_t width) {
 std::string RenderBenchTable(const BenchReport& report, const BenchTableStyle& style) {
   std::string out;
   WriteHeader(out, report, style.width);
+  if (report.stopped) {
+    out += "\n";
+    Put(out,
+        Paint(fmt::format("THE BENCH STOPPED EARLY: {}", OneLine(*report.stopped)), "1;33",
+              style.color),
+        style.width, 2);
+    Put(out,
+        "The steps it did not begin are not measured (their rows say so); sectl bench exits "
+        "with status 1.",
+        style.width, 0);
+  }
   if (report.kind == "latency") {
     WriteLatency(out, report, style.width);
   } else {

@@ -274,10 +274,18 @@ std::vector<std::string_view> LatencyOperationNames() {
 }
 
 void RunLatencyBench(const host::Device& device, const SamplingPlan& plan, BenchReport& report,
-                     const ProgressCallback& progress) {
+                     const ProgressCallback& progress, StepDeadline* deadline) {
   auto fixture = MakeFixture(device);
+  std::optional<std::string> stopped;
   for (const auto& operation : Operations()) {
     if (progress) progress(operation.name);
+    if (deadline != nullptr && !stopped) stopped = deadline->Begin(operation.name);
+    if (stopped) {
+      report.latency.push_back({.operation = std::string(operation.name),
+                                .description = std::string(operation.description),
+                                .error = *stopped});
+      continue;
+    }
     if (!fixture) {
       report.latency.push_back({.operation = std::string(operation.name),
                                 .description = std::string(operation.description),
@@ -285,6 +293,7 @@ void RunLatencyBench(const host::Device& device, const SamplingPlan& plan, Bench
       continue;
     }
     report.latency.push_back(Measure(operation, *fixture, device, plan));
+    if (deadline != nullptr) deadline->End();
   }
 }
 

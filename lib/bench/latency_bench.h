@@ -6,6 +6,7 @@
 #include "bench/bench_report.h"
 #include "bench/memcpy_bench.h"
 #include "bench/sampling.h"
+#include "bench/step_deadline.h"
 #include "host/device.h"
 
 namespace sectl::bench {
@@ -14,8 +15,11 @@ namespace sectl::bench {
 std::vector<std::string_view> LatencyOperationNames();
 
 // Appends one LatencyResult per operation to `report`. An operation the
-// plugin lacks, or one that fails, gets a result with its error.
+// plugin lacks, or one that fails, gets a result with its error; so does
+// each operation after `deadline` (when given) stopped the run, saying why.
+// (A latency result has no warnings: the operations that took longer than
+// the step limit are named where the run stopped, in report.stopped.)
 void RunLatencyBench(const host::Device& device, const SamplingPlan& plan, BenchReport& report,
-                     const ProgressCallback& progress = {});
+                     const ProgressCallback& progress = {}, StepDeadline* deadline = nullptr);
 
 }  // namespace sectl::bench

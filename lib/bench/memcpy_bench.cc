@@ -249,28 +249,47 @@ int CountMemcpySteps(const MemcpyBenchOptions& options, const host::Device& devi
 }
 
 Expected<void> RunMemcpyBench(const host::Device& device, const MemcpyBenchOptions& options,
-                              BenchReport& report, const ProgressCallback& progress) {
+                              BenchReport& report, const ProgressCallback& progress,
+                              StepDeadline* deadline) {
   const std::vector<Path> paths = PlanPaths(options, device);
+  // Why the next step is not to be measured: the run stopped.
+  auto begin = [&](const std::string& step) -> std::optional<std::string> {
+    if (progress) progress(step);
+    return deadline != nullptr ? deadline->Begin(step) : std::nullopt;
+  };
+  auto end = [&]() { return deadline != nullptr ? deadline->End() : std::nullopt; };
   // What the run learns of the plugin holds for every size and path.
   PluginHealth health(options.avoid);
   for (const uint64_t bytes : options.sizes) {
-    if (progress) progress(fmt::format("host memcpy {}", FormatByteSize(bytes)));
     const bool any_measurable = std::any_of(paths.begin(), paths.end(), [&](const Path& path) {
       return !WhyNotMeasurableBeforehand(device, path, health);
     });
     double ceiling_gbps = 0;
-    if (any_measurable) {
+    std::optional<std::string> stopped =
+        begin(fmt::format("host memcpy {}", FormatByteSize(bytes)));
+    if (any_measurable && !stopped) {
       auto ceiling = MeasureHostCeiling(bytes, options.plan);
       if (!ceiling) return tl::unexpected(ceiling.error());
       report.ceiling.push_back(*ceiling);
       ceiling_gbps = ceiling->gbps.median;
     }
+    end();  // nothing to note a slow ceiling on; it still counts
     // Shared by the paths of one size: a fault may depend on the size.
     LazyVerdicts verdicts(device, bytes);
     for (const Path& path : paths) {
-      if (progress) progress(DescribePath(path, bytes));
-      report.results.push_back(
-          MeasurePath(device, path, bytes, ceiling_gbps, options, verdicts, health));
+      if (!stopped) stopped = begin(DescribePath(path, bytes));
+      if (stopped) {
+        report.results.push_back({.direction = path.direction,
+                                  .host_memory = path.host_memory,
+                                  .mode = path.mode,
+                                  .bytes = bytes,
+                                  .error = *stopped});
+        continue;
+      }
+      BandwidthResult result =
+          MeasurePath(device, path, bytes, ceiling_gbps, options, verdicts, health);
+      if (auto slow = end()) result.warnings.push_back(*slow);
+      report.results.push_back(std::move(result));
     }
   }
   return {};

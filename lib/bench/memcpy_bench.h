@@ -13,6 +13,7 @@
 #include "bench/bench_report.h"
 #include "bench/plugin_health.h"
 #include "bench/sampling.h"
+#include "bench/step_deadline.h"
 #include "host/device.h"
 
 namespace sectl::bench {
@@ -45,8 +46,13 @@ int CountMemcpySteps(const MemcpyBenchOptions& options, const host::Device& devi
 // error, one whose numbers would not be a bandwidth a result saying why
 // (not_measurable); only a failure of the host itself (no memory) ends the
 // run. A size none of whose paths can be measured gets no ceiling.
+// `deadline`, when given, is asked before each step (the ceiling of a size,
+// each path at it): once it stops the run, every path not yet measured gets
+// a result whose error says why, and no more ceilings are measured; a path
+// whose step took longer than the step limit is warned of.
 Expected<void> RunMemcpyBench(const host::Device& device, const MemcpyBenchOptions& options,
-                              BenchReport& report, const ProgressCallback& progress = {});
+                              BenchReport& report, const ProgressCallback& progress = {},
+                              StepDeadline* deadline = nullptr);
 
 // Why no path of `options` can be measured, known from options.avoid alone
 // (before any plugin is loaded): every path needs a function that crashes

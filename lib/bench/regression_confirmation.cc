@@ -208,6 +208,11 @@ Comparison ConfirmRegressions(const BenchReport& saved, const BenchReport& repor
     }
     auto measured = RunBench(again);
     if (!measured) return unconfirmed(measured.error().message());
+    // What a run that stopped did not measure would read as "no longer
+    // measured": confirmed regressions that are only the plugin's stalls.
+    if (measured->stopped) {
+      return unconfirmed(fmt::format("the re-measurement stopped early: {}", *measured->stopped));
+    }
     all_runs.push_back(std::move(*measured));
   }
   std::vector<Comparison> each_run;

@@ -14,6 +14,7 @@
 #include "bench/bench_series.h"
 #include "bench/latency_bench.h"
 #include "bench/statistics.h"
+#include "bench/step_deadline.h"
 #include "host/device.h"
 #include "host/journal.h"
 #include "host/platform.h"
@@ -30,6 +31,10 @@ namespace {
 
 using isolation::kChildFailed;
 using isolation::kChildReported;
+
+double Seconds(std::chrono::milliseconds duration) {
+  return std::chrono::duration<double>(duration).count();
+}
 
 // Progress shared by the measuring child with the supervising parent. The
 // step text is guarded by a sequence number (odd while being written), so
@@ -62,6 +67,8 @@ struct ProgressRegion {
 // without isolation).
 Expected<BenchReport> Measure(const BenchOptions& options, host::Journal& journal,
                               ProgressRegion& progress) {
+  // The run's setup counts towards its deadline.
+  StepDeadline deadline(options.stall_timeout, RunDeadlineOf(options));
   // Clock reads in every journal entry would sit inside the measured
   // intervals; the journal still records every call, untimed.
   journal.set_timed(false);
@@ -97,49 +104,34 @@ Expected<BenchReport> Measure(const BenchOptions& options, host::Journal& journa
   if (options.kind == BenchKind::kMemcpy) {
     report.kind = "memcpy";
     progress.total = CountMemcpySteps(options.memcpy, **device);
-    auto measured = RunMemcpyBench(**device, options.memcpy, report, on_step);
+    auto measured = RunMemcpyBench(**device, options.memcpy, report, on_step, &deadline);
     if (!measured) return tl::unexpected(measured.error());
   } else {
     report.kind = "latency";
     progress.total = static_cast<int>(LatencyOperationNames().size());
-    RunLatencyBench(**device, options.latency_plan, report, on_step);
+    RunLatencyBench(**device, options.latency_plan, report, on_step, &deadline);
   }
+  report.stopped = deadline.stopped();
   progress.Publish(finished, "done");
   return report;
 }
 
-// How many steps (measurements, each announced with on_step) a run makes at
-// most, from the options alone: the parent's own count, which nothing the
-// plugin writes can change. The host memory kinds default to one.
-int MostSteps(const BenchOptions& options) {
-  if (options.kind == BenchKind::kLatency) {
-    return static_cast<int>(LatencyOperationNames().size());
-  }
-  const MemcpyBenchOptions& memcpy = options.memcpy;
-  const size_t host_memories = std::max<size_t>(1, memcpy.host_memories.size());
-  size_t paths = 0;
-  for (const Direction direction : memcpy.directions) {
-    paths += memcpy.modes.size() * (direction == Direction::kDeviceToDevice ? 1 : host_memories);
-  }
-  return static_cast<int>(memcpy.sizes.size() * (paths + 1));
-}
-
-// The measuring child's deadline, on the parent's clock: --timeout for the
-// setup (loading, registering, creating the device) and for each step the
-// parent expects. The progress counters in shared memory are the plugin's
-// to write, so they may end a run sooner (Supervise), never later.
-std::chrono::milliseconds RunDeadline(const BenchOptions& options) {
+// The measuring child's deadline, on the parent's clock: the run's own
+// deadline, which the child keeps between steps, and --timeout for the
+// step under way when it passed. The progress counters in shared memory
+// and the child's own clock are the plugin's to write, so they may end a
+// run sooner (Supervise), never later.
+std::chrono::milliseconds ChildDeadline(const BenchOptions& options) {
   // A year at most: ChildProcess compares it with the clock's nanoseconds.
   constexpr std::chrono::milliseconds kLongest = std::chrono::hours(24 * 365);
-  const int64_t phases = int64_t{MostSteps(options)} + 1;
-  const int64_t each = std::max<int64_t>(options.stall_timeout.count(), 1);
-  if (each > kLongest.count() / phases) return kLongest;
-  return std::chrono::milliseconds(each * phases);
+  const auto run = RunDeadlineOf(options);
+  if (run >= kLongest || options.stall_timeout >= kLongest - run) return kLongest;
+  return run + options.stall_timeout;
 }
 
 // Supervises the measuring child: reports progress, and kills it when it
 // stops making any (no plugin call returns and no measurement finishes).
-// Its deadline (RunDeadline) is the child's own, kept by ChildProcess.
+// Its deadline (ChildDeadline) is the child's own, kept by ChildProcess.
 Expected<isolation::ChildResult> Supervise(isolation::ChildProcess& child,
                                            const BenchOptions& options,
                                            const ProgressRegion& progress,
@@ -196,7 +188,7 @@ Expected<BenchReport> MeasureIsolated(const BenchOptions& options) {
       },
       // The stall timeout ends a hang early; this bounds a run whatever
       // the plugin writes into the progress counters.
-      {.timeout = RunDeadline(options), .confinement = options.confinement});
+      {.timeout = ChildDeadline(options), .confinement = options.confinement});
   if (!child) return tl::unexpected(child.error());
   auto ended = Supervise(*child, options, *progress->get(), journal);
   if (!ended) return tl::unexpected(ended.error());
@@ -209,13 +201,13 @@ Expected<BenchReport> MeasureIsolated(const BenchOptions& options) {
     case isolation::Blame::kLimit:
     case isolation::Blame::kPlugin: {
       if (ended->end == isolation::ChildEnd::kTimedOut) {
-        return Fail(
-            ErrorCode::kTimeout,
-            fmt::format("{}: the benchmark did not finish within {:.0f} s (--timeout {:.0f} "
-                        "s for the setup and for each of its {} steps) {}; it was killed",
-                        plugin, static_cast<double>(ended->timeout.count()) / 1e3,
-                        static_cast<double>(options.stall_timeout.count()) / 1e3,
-                        MostSteps(options), journal.WhereCallsStopped()));
+        return Fail(ErrorCode::kTimeout,
+                    fmt::format("{}: the benchmark did not finish within {:g} s (its deadline "
+                                "of {:g} s for the setup and its {} steps, and --timeout {:g} s "
+                                "for the step under way) {}; it was killed",
+                                plugin, Seconds(ended->timeout), Seconds(RunDeadlineOf(options)),
+                                MostSteps(options), Seconds(options.stall_timeout),
+                                journal.WhereCallsStopped()));
       }
       const ErrorCode code = ended->end == isolation::ChildEnd::kTimedOut ? ErrorCode::kTimeout
                              : ended->end == isolation::ChildEnd::kExited ? ErrorCode::kPluginError
@@ -351,6 +343,12 @@ Expected<BenchReport> CombineBenchRuns(std::vector<BenchReport> runs) {
   }
   BenchReport combined = first;
   combined.runs = static_cast<int>(runs.size());
+  combined.stopped.reset();
+  for (size_t i = 0; i < runs.size() && !combined.stopped; ++i) {
+    if (runs[i].stopped) {
+      combined.stopped = fmt::format("run {} of {}: {}", i + 1, runs.size(), *runs[i].stopped);
+    }
+  }
   for (size_t i = 0; i < first.results.size(); ++i) {
     combined.results[i] = CombineBandwidth(Column(runs, &BenchReport::results, i));
   }
@@ -378,6 +376,27 @@ Expected<BenchReport> CombineBenchRuns(std::vector<BenchReport> runs) {
   return combined;
 }
 
+int MostSteps(const BenchOptions& options) {
+  if (options.kind == BenchKind::kLatency) {
+    return static_cast<int>(LatencyOperationNames().size());
+  }
+  // The host memory kinds default to one.
+  const MemcpyBenchOptions& memcpy = options.memcpy;
+  const size_t host_memories = std::max<size_t>(1, memcpy.host_memories.size());
+  size_t paths = 0;
+  for (const Direction direction : memcpy.directions) {
+    paths += memcpy.modes.size() * (direction == Direction::kDeviceToDevice ? 1 : host_memories);
+  }
+  return static_cast<int>(memcpy.sizes.size() * (paths + 1));
+}
+
+std::chrono::milliseconds RunDeadlineOf(const BenchOptions& options) {
+  if (options.deadline.count() > 0) return options.deadline;
+  const SamplingPlan& plan =
+      options.kind == BenchKind::kLatency ? options.latency_plan : options.memcpy.plan;
+  return DefaultRunDeadline(MostSteps(options), plan.budget, options.stall_timeout);
+}
+
 Expected<BenchReport> RunBench(const BenchOptions& options) {
   const auto started = std::chrono::system_clock::now();
   // Hashed before it is measured; every load verifies it is the file hashed.
@@ -396,9 +415,12 @@ Expected<BenchReport> RunBench(const BenchOptions& options) {
     }
     auto measured = MeasureOnce(this_run);
     if (!measured) return measured;
+    const bool stopped = measured->stopped.has_value();
     runs.push_back(std::move(*measured));
-    // Ctrl-C ends the runs; the caller reports the interruption.
-    if (isolation::InterruptedBy() != 0) break;
+    // Ctrl-C ends the runs; the caller reports the interruption. A run that
+    // stopped (step_deadline.h) ends them too: the plugin stalls, and the
+    // next run would only wait for it again.
+    if (isolation::InterruptedBy() != 0 || stopped) break;
   }
   auto report = CombineBenchRuns(std::move(runs));
   if (!report) return report;

@@ -113,6 +113,12 @@ class Writer {
 
   const ConformTableStyle& style() const { return style_; }
 
+  // A row laid out already (LayOutRow): as it is.
+  void Row(std::string_view row) {
+    text_ += row;
+    text_ += '\n';
+  }
+
   // `line`, wrapped at the style's width; its continuation lines start at
   // column `hanging`.
   void Line(std::string_view line = {}, size_t hanging = 0) {
@@ -221,8 +227,11 @@ std::string BlockedText(const CheckResult& result, size_t columns) {
 
 // A result's row: status, id, title and marks. On a terminal a passing
 // check's row stays one line, its title abbreviated if need be (`sectl
-// explain`, --verbose and the JSON have it whole); other rows wrap.
-std::string ResultLine(const Writer& out, const CheckResult& result, size_t id_width) {
+// explain`, --verbose and the JSON have it whole); other rows wrap, the
+// title in its own column (LayOutRow): under its first character, also
+// where a long id pushed it right, or under the row where that would leave
+// it too narrow a column.
+std::string ResultRow(const Writer& out, const CheckResult& result, size_t id_width) {
   const std::string row_start =
       fmt::format("  {} {:<{}}  ",
                   out.Paint(fmt::format("{:<{}}", StatusTag(result.status), kTagWidth),
@@ -237,7 +246,11 @@ std::string ResultLine(const Writer& out, const CheckResult& result, size_t id_w
   }
   std::string title = Writer::Clean(result.title);
   const size_t width = out.style().width;
-  const size_t taken = DisplayWidth(row_start) + DisplayWidth(marks);
+  // Where the title starts: after the id, or under the row.
+  const size_t title_start = width > 0 && DisplayWidth(row_start) + kNarrowestTextColumn > width
+                                 ? kDetailColumn
+                                 : DisplayWidth(row_start);
+  const size_t taken = title_start + DisplayWidth(marks);
   // A blocked check is one line, which says what blocked it; -v and the
   // JSON keep its title and its own account.
   if (BlockedByACulprit(result) && !out.style().verbose) {
@@ -247,7 +260,7 @@ std::string ResultLine(const Writer& out, const CheckResult& result, size_t id_w
   } else if (width > taken && result.status == CheckStatus::kPass && !out.style().verbose) {
     title = Abbreviate(title, width - taken);
   }
-  return row_start + title + marks;
+  return LayOutRow(row_start, title + marks, width, kDetailColumn);
 }
 
 // The last few plugin calls before a crash or a timeout: where it happened.
@@ -353,8 +366,6 @@ void WriteResults(Writer& out, const ConformReport& report, const ConformTableSt
                                                ? style.width / 2 - kDetailColumn - 2
                                                : size_t{0});
   }
-  // A wrapped title stays in the title column.
-  const size_t title_column = kDetailColumn + id_width + 2;
   for (const std::string& area : AreasInFirstSeenOrder(report.results)) {
     const bool any = std::any_of(shown.begin(), shown.end(), [&area](const CheckResult* result) {
       return result->area == area;
@@ -364,7 +375,7 @@ void WriteResults(Writer& out, const ConformReport& report, const ConformTableSt
     out.Line(out.Paint(Writer::Clean(area), "1"));
     for (const CheckResult* result : shown) {
       if (result->area != area) continue;
-      out.Line(ResultLine(out, *result, id_width), title_column);
+      out.Row(ResultRow(out, *result, id_width));
       if (result->status != CheckStatus::kPass || style.verbose) WriteDetails(out, *result);
     }
   }

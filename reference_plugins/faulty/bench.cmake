@@ -12,3 +12,7 @@ sectl_add_faulty_plugin(COPIES_SLOWER_IN_FIRST_PROCESS bench_faults.c)
 sectl_add_faulty_plugin(CALLBACK_ACCEPTED_NEVER_RUN bench_faults.c BASE cpu)
 sectl_add_faulty_plugin(BLOCK_RETURNS_AT_ONCE bench_faults.c BASE cpu)
 sectl_add_faulty_plugin(EVENT_NEVER_COMPLETES bench_faults.c BASE cpu)
+# Stalls in every step, each shorter than --timeout: bench's one deadline
+# for the whole run must stop it after two slow steps and say why
+# (tests/bench_cli_test.cc).
+sectl_add_faulty_plugin(STALLS_IN_EVERY_STEP bench_faults.c)

@@ -25,7 +25,18 @@
  *   can have moved a byte.
  * - FAULT_EVENT_NEVER_COMPLETES: get_event_status answers PENDING for ever
  *   (block_host_for_event still waits correctly): an event recorded on an
- *   idle stream never completes. */
+ *   idle stream never completes.
+ *
+ * FAULT_STALLS_IN_EVERY_STEP, on the minimal base: create_stream and
+ * destroy_stream each stall for 1.2 s before they do their work. bench
+ * creates and destroys a stream for every copy path it measures at every
+ * size, so each step stalls twice, each time for less than --timeout 2: no
+ * stall is long enough to be killed as a hang (a call comes back at least
+ * every 1.2 s), and every step takes longer than --timeout. Without a
+ * deadline for the whole run the bench waited for all of them (68 steps of
+ * the default sweep: up to 138 s at --timeout 2, an hour at the default
+ * 60 s); it must stop after two and say why (lib/bench/step_deadline.h,
+ * tests/bench_cli_test.cc). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -177,6 +188,27 @@ static SE_EventStatus AlwaysPending(const SP_Device* device, SP_Event event) {
 }
 #endif
 
+#if defined(FAULT_STALLS_IN_EVERY_STEP)
+static void (*base_create_stream)(const SP_Device*, SP_Stream*, TF_Status*);
+static void (*base_destroy_stream)(const SP_Device*, SP_Stream);
+
+static void Stall(void) {
+  struct timespec left = {.tv_sec = 1, .tv_nsec = 200000000};
+  while (nanosleep(&left, &left) != 0) {
+  }
+}
+
+static void StallingCreateStream(const SP_Device* device, SP_Stream* stream, TF_Status* status) {
+  Stall();
+  base_create_stream(device, stream, status);
+}
+
+static void StallingDestroyStream(const SP_Device* device, SP_Stream stream) {
+  Stall();
+  base_destroy_stream(device, stream);
+}
+#endif
+
 void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
 #if defined(FAULT_CALLBACK_ACCEPTED_NEVER_RUN)
   *HostCallbackSlot(stream_executor) = DroppingHostCallback;
@@ -184,6 +216,11 @@ void PlantStreamExecutorFault(SP_StreamExecutor* stream_executor) {
   stream_executor->block_host_until_done = BlockHostUntilDoneAtOnce;
 #elif defined(FAULT_EVENT_NEVER_COMPLETES)
   stream_executor->get_event_status = AlwaysPending;
+#elif defined(FAULT_STALLS_IN_EVERY_STEP)
+  base_create_stream = stream_executor->create_stream;
+  stream_executor->create_stream = StallingCreateStream;
+  base_destroy_stream = stream_executor->destroy_stream;
+  stream_executor->destroy_stream = StallingDestroyStream;
 #elif defined(FAULT_COPIES_25_PERCENT_SLOWER) || defined(FAULT_COPIES_SLOWER_IN_FIRST_PROCESS)
   base_memcpy_dtoh = stream_executor->memcpy_dtoh;
   stream_executor->memcpy_dtoh = SlowMemcpyDtoH;
