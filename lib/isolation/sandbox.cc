@@ -164,7 +164,10 @@ bool Refuse(scmp_filter_ctx filter, std::string_view name, const scmp_arg_cmp* c
 // The rules for a child whose parent, as the child sees it, is
 // `supervisor`. `notes` gets what could not be added; `complete` is false
 // then. Null when libseccomp cannot start a filter.
-SeccompFilter BuildFilter(pid_t supervisor, std::vector<std::string>& notes, bool& complete) {
+// With `own_group`, kill(0) too: the caller's own process group, which a
+// plugin server shares with its judge.
+SeccompFilter BuildFilter(pid_t supervisor, std::vector<std::string>& notes, bool& complete,
+                          bool own_group = false) {
   SeccompFilter filter(seccomp_init(SCMP_ACT_ALLOW), &seccomp_release);
   if (!filter) return filter;
     // The other system-call ABIs a process of this architecture can use
@@ -192,6 +195,7 @@ SeccompFilter BuildFilter(pid_t supervisor, std::vector<std::string>& notes, boo
   }
   std::vector<pid_t> targets = processes;
   add(targets, -1);
+  if (own_group) add(targets, 0);
   for (const pid_t process : processes) {
     for (const pid_t group : {::getpgid(process), ::getsid(process)}) {
       if (group > 1) add(targets, -group);
@@ -200,7 +204,7 @@ SeccompFilter BuildFilter(pid_t supervisor, std::vector<std::string>& notes, boo
   for (std::string_view name : kRefusedAtTheSupervisor) {
     const bool signals_a_group = name == "kill";
     for (const pid_t target : targets) {
-      if (target < 0 && !signals_a_group) continue;
+      if (target <= 0 && !signals_a_group) continue;
       const scmp_arg_cmp condition = PidArgumentIs(target);
       complete = Refuse(filter.get(), name, &condition, notes) && complete;
     }
@@ -414,15 +418,12 @@ bool SandboxChild(pid_t supervisor, std::string* failure, const CompiledSandboxF
 
 const SandboxOutcome& LastSandboxOutcome() { return last_outcome; }
 
-const CompiledSandboxFilter* CompileSandboxFilter(pid_t supervisor) {
-  // Few keys: sectl's own pid, and 1 for children in their own namespaces.
-  static std::mutex lock;
-  static std::map<pid_t, std::unique_ptr<CompiledSandboxFilter>> compiled;
-  const std::lock_guard<std::mutex> held(lock);
-  if (auto found = compiled.find(supervisor); found != compiled.end()) return found->second.get();
+namespace {
+
+std::unique_ptr<CompiledSandboxFilter> Compile(pid_t supervisor, bool own_group) {
   auto result = std::make_unique<CompiledSandboxFilter>();
   bool complete = false;
-  const SeccompFilter filter = BuildFilter(supervisor, result->notes, complete);
+  const SeccompFilter filter = BuildFilter(supervisor, result->notes, complete, own_group);
   // The program, through a memory file: libseccomp writes it to a descriptor.
   const int memory = filter ? ::memfd_create("sectl-seccomp", MFD_CLOEXEC) : -1;
   if (memory >= 0) {
@@ -437,8 +438,23 @@ const CompiledSandboxFilter* CompileSandboxFilter(pid_t supervisor) {
     }
     ::close(memory);
   }
+  return result;
+}
+
+}  // namespace
+
+const CompiledSandboxFilter* CompileSandboxFilter(pid_t supervisor) {
+  // Few keys: sectl's own pid, and 1 for children in their own namespaces.
+  static std::mutex lock;
+  static std::map<pid_t, std::unique_ptr<CompiledSandboxFilter>> compiled;
+  const std::lock_guard<std::mutex> held(lock);
+  if (auto found = compiled.find(supervisor); found != compiled.end()) return found->second.get();
   // Without a program the child builds the filter itself, as before.
-  return compiled.emplace(supervisor, std::move(result)).first->second.get();
+  return compiled.emplace(supervisor, Compile(supervisor, false)).first->second.get();
+}
+
+std::vector<sock_filter> CompileJudgeProtection(pid_t judge) {
+  return Compile(judge, true)->program;
 }
 
 ConfinementInForce DescribeSandbox() {

@@ -66,6 +66,13 @@ struct CompiledSandboxFilter {
 // built on first use and kept for the run.
 const CompiledSandboxFilter* CompileSandboxFilter(pid_t supervisor);
 
+// The seccomp program a plugin server (remote/plugin_server.h) loads before
+// it runs any plugin code, against its judge: the rules CompileSandboxFilter
+// makes for a supervisor, for `judge` (its pid, its parent, their groups and
+// sessions), and kill(0) besides, as the server shares its judge's process
+// group. Empty when it cannot be compiled.
+std::vector<sock_filter> CompileJudgeProtection(pid_t judge);
+
 // In a child, before any plugin code: confines this process against
 // `supervisor` (sectl's pid, or 1 in its own namespaces), loading
 // `compiled` when given. True when every layer is in force; otherwise false

@@ -1,6 +1,8 @@
 #include "remote/plugin_server.h"
 
 #include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <fmt/format.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -17,6 +19,7 @@
 #include "isolation/bounded_reap.h"
 #include "isolation/child_exit_codes.h"
 #include "isolation/result_channel.h"
+#include "isolation/sandbox.h"
 #include "remote/server_resources.h"
 
 namespace sectl::remote {
@@ -102,8 +105,20 @@ Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& e
   OwnedDescriptor server_reports(reports[1]);
   const std::string base = fmt::format("{:#x}", arena->base());
   const std::string size = std::to_string(arena->size());
+  // The judge is out of the plugin's reach by signal, as sectl is out of the
+  // check's: compiled here, where allocating is safe, loaded in the child.
+  const std::vector<sock_filter> protection = isolation::CompileJudgeProtection(::getpid());
   const pid_t pid = ::fork();
   if (pid == 0) {
+    if (!protection.empty()) {
+      sock_fprog program{static_cast<unsigned short>(protection.size()),
+                         const_cast<sock_filter*>(protection.data())};  // NOLINT: the API's type
+      // Seccomp asks for no_new_privs; a server needs no privilege it lacks.
+      // Where the kernel refuses a filter, the run goes on without, as it
+      // does for the check's own (isolation/sandbox.h).
+      ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+      (void)::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
+    }
     // Only the channels and the arena go to the server: nothing else of the
     // judge's, whose result channel above all.
     // Moved out of the way first, so that none lands on another's new
