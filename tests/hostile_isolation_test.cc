@@ -225,12 +225,19 @@ TEST(HostileIsolation, GarbageOnEveryDescriptorIsThePluginsFailure) {
   const HostileRun run = ConformHostile("hostile_isolation_garbage", directory);
   ExpectACompleteReport(run.sectl);
   EXPECT_EQ(run.sectl.exit_code, 1) << run.sectl.err;
-  ExpectOnlyThePluginBlamed(run.sectl.report, "wrote to sectl's result channel");
+  // Into the result channel of a check's process, or (the plugin in its
+  // server) the server's channel to the check's process.
+  ExpectOnlyThePluginBlamed(run.sectl.report, "wrote to sectl's");
   // Each check process that wrote garbage is one check that failed for it
-  // (the act is once per process and a crash is not run again).
+  // (the act is once per process and a crash is not run again): a crash,
+  // or blocked where the act was in a function the check only uses (the
+  // plugin runs in its server, and the judge knows the call in flight).
   const size_t acts = CountNotes(run, "wrote garbage");
   EXPECT_GT(acts, kActsBeforeTheChecks);
-  EXPECT_EQ(IdsWithStatus(run.sectl.report, {"crash"}).size(), acts - kActsBeforeTheChecks);
+  // Blocked checks include those blocked at once, without running, by what
+  // the runner learned before the checks: at least one per act.
+  EXPECT_GE(IdsWithStatus(run.sectl.report, {"crash", "blocked"}).size(),
+            acts - kActsBeforeTheChecks);
 }
 
 TEST(HostileIsolation, AForgedPassIsNotBelieved) {
@@ -242,7 +249,9 @@ TEST(HostileIsolation, AForgedPassIsNotBelieved) {
                 run.sectl.report["summary"].value("blocked", 0),
             0);
   EXPECT_GT(CountNotes(run, "forged a pass"), 0U);
-  ExpectOnlyThePluginBlamed(run.sectl.report, "wrote to sectl's result channel");
+  // Into the result channel of a check's process, or (the plugin in its
+  // server) the server's channel to the check's process.
+  ExpectOnlyThePluginBlamed(run.sectl.report, "wrote to sectl's");
   // Every check that reached the act (those the garbage plugin, acting at
   // the same call, fails) failed; the others pass as for sectl_minimal.
   TemporaryDirectory garbage_directory;
@@ -268,9 +277,17 @@ TEST(HostileIsolation, EndlessWritesLeaveSectlsMemoryBounded) {
   for (const auto& [id, result] : ResultsById(run.sectl.report)) {
     EXPECT_NE(result.value("status", ""), "error") << id << ": " << result.value("message", "");
   }
-  // Every flooded check failed (the channel overflowed or held foreign
-  // bytes, or the check timed out).
-  EXPECT_EQ(IdsWithStatus(run.sectl.report, kPluginsFailure).size(), acts - kActsBeforeTheChecks);
+  // A flooded check failed (a channel sectl reads overflowed or held
+  // foreign bytes, or the check timed out), or, where the flood went only
+  // to descriptors of the plugin server's that sectl never reads, passed as
+  // the minimal plugin, whose calls it makes, passes it.
+  const size_t failed = IdsWithStatus(run.sectl.report, kPluginsFailure).size();
+  EXPECT_GT(failed, 0U);
+  EXPECT_LE(failed, acts - kActsBeforeTheChecks);
+  const std::set<std::string> passed_by_minimal = IdsWithStatus(MinimalReport(), {"pass"});
+  for (const std::string& id : IdsWithStatus(run.sectl.report, {"pass"})) {
+    EXPECT_EQ(passed_by_minimal.count(id), 1U) << id;
+  }
   // Each flooding process offered 25 MiB to the channel and to its output
   // before the check went on; sectl kept 16 MiB of the one and 64 KiB of
   // the other at most.

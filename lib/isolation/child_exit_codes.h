@@ -23,5 +23,10 @@ inline constexpr int kConfinementFailed = 122;
 // the plugin closed or replaced the server's descriptors to sectl
 // (remote/plugin_server.h). The check's process ends with this status.
 inline constexpr int kServerChannelLost = 123;
+// A check's process got from its plugin server what no server sends
+// (answers of the wrong size or version): the plugin wrote to the server's
+// channel to sectl. sectl ended the server; the check's process ends with
+// this status.
+inline constexpr int kServerBrokeProtocol = 124;
 
 }  // namespace sectl::isolation

@@ -60,6 +60,11 @@ ChildOutcome JudgeEnd(const ChildResult& child, const Confinement& confinement) 
             "stopped answering without ending, and sectl ended it (or the check's process exited "
             "with status 123 itself)"};
   }
+  if (child.exit_code == kServerBrokeProtocol && !child.reported) {
+    return {Blame::kPlugin,
+            "wrote to sectl's channel to its plugin server: the server answered what no server "
+            "sends, and sectl ended it (or the check's process exited with status 124 itself)"};
+  }
   return {Blame::kPlugin, fmt::format("exited with status {} without reporting", child.exit_code)};
 }
 

@@ -1,6 +1,7 @@
 #include "remote/plugin_server.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <fmt/format.h>
@@ -65,6 +66,15 @@ void PutText(Request& request, const std::string& text) {
 }  // namespace
 
 void EndTheSameWay(const ServerEnd& end) {
+  if (end.stopped) {
+    // Stopped as the server was, where its signal stops a process by
+    // default; by SIGSTOP otherwise (a traced stop's signal may not).
+    ::signal(end.value, SIG_DFL);
+    ::raise(end.value);
+    ::raise(SIGSTOP);
+    ::_exit(128 + end.value);
+  }
+  if (end.broke_protocol) ::_exit(isolation::kServerBrokeProtocol);
   if (end.stopped_answering) ::_exit(isolation::kServerChannelLost);
   if (end.signaled) {
     ::signal(end.value, SIG_DFL);
@@ -230,16 +240,25 @@ void PluginServer::ReadCrashReport() {
 
 Error PluginServer::ServerGone() {
   std::unique_lock<std::mutex> held(end_mutex_);
+  if (!ended_ && stopped_by_ != 0) {
+    // Stopped for good: ended here, and the judge stops the same way.
+    ::kill(pid_, SIGKILL);
+    (void)isolation::ReapKilled(pid_, isolation::kKilledProcessGrace);
+    ended_ = ServerEnd{false, stopped_by_};
+    ended_->stopped = true;
+    gone_ = true;
+  }
   if (!ended_) {
     int status = 0;
     if (isolation::ReapKilled(pid_, isolation::kKilledProcessGrace, &status) ==
         isolation::Reaping::kReaped) {
       ended_ = ServerEnd{WIFSIGNALED(status),
                          WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status)};
+      ended_->broke_protocol = broke_protocol_;
     } else {
       ::kill(pid_, SIGKILL);
       (void)isolation::ReapKilled(pid_, isolation::kKilledProcessGrace);
-      ended_ = ServerEnd{true, SIGKILL, true};
+      ended_ = ServerEnd{true, SIGKILL, !broke_protocol_, broke_protocol_};
     }
     // Believed only of a server that did die of a crash: it can add detail
     // to that crash, never turn another end into one.
@@ -252,6 +271,16 @@ Error PluginServer::ServerGone() {
   const ServerEnd end = *ended_;
   held.unlock();
   if (when_it_ends_ == WhenTheServerEnds::kEndTheSameWay) EndTheSameWay(end);
+  if (end.stopped) {
+    return Error(ErrorCode::kInternal,
+                 fmt::format("the plugin server stopped itself with signal {}, and sectl ended it",
+                             end.value));
+  }
+  if (end.broke_protocol) {
+    return Error(ErrorCode::kInternal,
+                 "the plugin server answered what no server sends (its channel to sectl was "
+                 "written to), and sectl ended it");
+  }
   if (end.stopped_answering) {
     return Error(ErrorCode::kInternal,
                  "the plugin server stopped answering without ending (its descriptors to sectl "
@@ -265,11 +294,34 @@ Error PluginServer::ServerGone() {
 // The events the server sends while it serves calls: a host callback the
 // plugin called. Its end of file is the server's end, unless this judge is
 // closing the channel itself.
+bool PluginServer::ServerStopped() {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WSTOPPED | WNOHANG | WNOWAIT) != 0 ||
+      info.si_pid != pid_ || (info.si_code != CLD_STOPPED && info.si_code != CLD_TRAPPED)) {
+    return false;
+  }
+  stopped_by_ = info.si_status;
+  return true;
+}
+
 void PluginServer::ListenForEvents(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
+    // Woken now and then to look for a server the plugin stopped (SIGSTOP,
+    // a traced stop), which would otherwise hold every call until the
+    // check's deadline, and read as a hang.
+    pollfd ready{events_.get(), POLLIN, 0};
+    const int polled = ::poll(&ready, 1, kStopCheckMilliseconds);
+    if (stopping_) return;
+    if (polled == 0 || (polled < 0 && errno == EINTR)) {
+      if (polled == 0 && ServerStopped()) {
+        (void)ServerGone();  // ends this process in kEndTheSameWay
+        return;
+      }
+      continue;
+    }
     Event event;
-    const ssize_t got = ::recv(events_.get(), &event, sizeof(event), 0);
-    if (got < 0 && errno == EINTR) continue;
+    const ssize_t got = ::recv(events_.get(), &event, sizeof(event), MSG_DONTWAIT);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (stopping_) return;
     if (got <= 0) {
       (void)ServerGone();  // ends this process in kEndTheSameWay
@@ -277,9 +329,8 @@ void PluginServer::ListenForEvents(const std::stop_token& stop) {
     }
     if (got != sizeof(event) || event.version != kProtocolVersion ||
         event.text_length > kMaxMessageText) {
-      // A server that breaks the protocol is not to be listened to; the
-      // calls waiting on it find out at their next exchange.
-      ::kill(pid_, SIGKILL);
+      // A server that breaks the protocol is not to be listened to.
+      (void)ServerBrokeProtocol();  // ends this process in kEndTheSameWay
       return;
     }
     callbacks_->Handle(event);
@@ -383,9 +434,19 @@ Expected<Reply> PluginServer::ExchangeOn(int socket, const Request& request, int
   if (got <= 0) return tl::unexpected(ServerGone());
   if (got != sizeof(reply) || reply.version != kProtocolVersion ||
       reply.text_length > kMaxMessageText) {
-    return Fail(ErrorCode::kInternal, "the plugin server broke the protocol");
+    return tl::unexpected(ServerBrokeProtocol());
   }
   return reply;
+}
+
+Error PluginServer::ServerBrokeProtocol() {
+  broke_protocol_ = true;
+  {
+    // Not a pid reaped already, which another process may have by now.
+    const std::lock_guard<std::mutex> held(end_mutex_);
+    if (!ended_) ::kill(pid_, SIGKILL);
+  }
+  return ServerGone();
 }
 
 Expected<uint64_t> PluginServer::Load(const std::string& plugin_path) {

@@ -46,6 +46,11 @@ struct ServerEnd {
   // The server stopped answering without ending (the plugin closed or
   // replaced its descriptors), and the judge killed it.
   bool stopped_answering = false;
+  // The server answered what no server sends (the plugin wrote to its
+  // channels), and the judge killed it.
+  bool broke_protocol = false;
+  // The server stopped (value: the signal), and the judge killed it.
+  bool stopped = false;
 };
 
 // What the server said of its own crash (remote/call_protocol.h), kept by
@@ -81,8 +86,10 @@ enum class WhenTheServerEnds {
 
 // Ends this process as `end` says: the default action of its signal (not
 // this process's handlers: a backtrace of the judge shows only sectl's
-// code), or its exit status; a server that stopped answering, with
-// isolation::kServerChannelLost.
+// code), or its exit status; a server that stopped, by stopping this
+// process with the same signal; a server that stopped answering, with
+// isolation::kServerChannelLost, and one that broke the protocol, with
+// isolation::kServerBrokeProtocol.
 [[noreturn]] void EndTheSameWay(const ServerEnd& end);
 
 class PluginServer {
@@ -179,6 +186,11 @@ class PluginServer {
   std::unique_ptr<Lane> OpenLane();
   void ListenForEvents(const std::stop_token& stop);
   Error ServerGone();
+  // Ends a server that broke the protocol; then as ServerGone.
+  Error ServerBrokeProtocol();
+  // Whether the server is stopped (stopped_by_ then says by what signal).
+  bool ServerStopped();
+  static constexpr int kStopCheckMilliseconds = 50;
   void ReadCrashReport();
 
   pid_t pid_;
@@ -199,6 +211,8 @@ class PluginServer {
 
   mutable std::mutex end_mutex_;
   std::atomic<bool> gone_{false};
+  std::atomic<bool> broke_protocol_{false};
+  std::atomic<int> stopped_by_{0};
   std::optional<ServerEnd> ended_;
   CrashReport crash_report_;
 };
