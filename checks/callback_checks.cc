@@ -197,8 +197,7 @@ SECTL_CHECK("callback.after_earlier_work", kRequired,
   // go before the memory its queued copies touch.
   auto memory = check.Require(device.Allocate(kBytes), "allocate");
   // Shared, like everything the callbacks touch: a plugin may run them late.
-  const auto written =
-      std::make_shared<const conform::HostBytes>(conform::TestPattern(kBytes, 5));
+  const auto written = std::make_shared<const conform::HostBytes>(conform::TestPattern(kBytes, 5));
   auto stream = check.Require(device.CreateStream(), "create_stream");
   check.Require(stream->MemcpyHtoD(memory.base(), written->data(), kBytes), "memcpy_htod");
   check.Require(conform::WaitForStream(check, *stream), "waiting for the stream");

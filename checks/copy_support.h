@@ -550,7 +550,7 @@ class CopyBench {
   }
 
   Expected<conform::HostBytes> ReadThrough(CopyForm reader, SP_DeviceMemoryBase whole,
-                                                   uint64_t size) {
+                                           uint64_t size) {
     conform::HostBytes bytes(size + kReadSlack, kSlackByte);
     if (auto read = engine_.ToHost(reader, bytes.data(), whole, size); !read) {
       return tl::unexpected(read.error());
@@ -641,8 +641,7 @@ class FencedHostBuffer {
 
   explicit FencedHostBuffer(size_t size) : mapping_(kCanaryBytes + size), size_(size) {
     if (!mapping_.ok()) throw std::runtime_error("sectl could not map a guarded host buffer");
-    const conform::HostBytes fill =
-        conform::TestPattern(mapping_.size(), kHostBackgroundSeed);
+    const conform::HostBytes fill = conform::TestPattern(mapping_.size(), kHostBackgroundSeed);
     std::copy(fill.begin(), fill.end(), mapping_.data());
   }
 

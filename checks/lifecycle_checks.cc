@@ -334,8 +334,8 @@ std::pair<HeapGrowth, HeapGrowth> MeasureHeapGrowth(int cycles_per_half, Cycle&&
 nlohmann::json DescribeGuard() {
   const conform::PluginHeap heap = conform::PluginHeapNow();
   nlohmann::json described = {{"guarded_allocations", heap.guarded_allocations},
-                               {"live_guarded_blocks", heap.guarded_live_blocks},
-                               {"fallbacks_to_glibc", heap.guard_fallbacks}};
+                              {"live_guarded_blocks", heap.guarded_live_blocks},
+                              {"fallbacks_to_glibc", heap.guard_fallbacks}};
   // The plugin server's maps are not this process's to read unless it is
   // root (remote/server_resources.h): counted only for a plugin here.
   if (conform::CheckProcessServer() == nullptr) {

@@ -729,7 +729,8 @@ void CheckHostAccessibleMemory(conform::CheckContext& check, host::HostMemoryKin
     // (its server's process, or this one).
     const auto pattern = conform::TestPattern(size, static_cast<unsigned>(size));
     const auto& dispatcher = device.dispatcher();
-    if (auto written = dispatcher.WritePluginMemory(memory.data(), std::as_bytes(std::span(pattern)));
+    if (auto written =
+            dispatcher.WritePluginMemory(memory.data(), std::as_bytes(std::span(pattern)));
         !written) {
       unusable.push_back(fmt::format("{}: {}", Bytes(size), written.error().message()));
       continue;

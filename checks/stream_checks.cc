@@ -321,8 +321,8 @@ SECTL_CHECK("stream.in_order", kRequired,
   // go before the memory its queued copies touch.
   auto memory = check.Require(device.Allocate(kBytes), "allocate");
   const std::vector<conform::HostBytes> versions = {conform::TestPattern(kBytes, 1),
-                                                            conform::TestPattern(kBytes, 2),
-                                                            conform::TestPattern(kBytes, 3)};
+                                                    conform::TestPattern(kBytes, 2),
+                                                    conform::TestPattern(kBytes, 3)};
   std::array<ReadBack, 2> read_backs = {ReadBack{1, conform::HostBytes(kBytes)},
                                         ReadBack{2, conform::HostBytes(kBytes)}};
   auto stream = check.Require(device.CreateStream(), "create_stream");

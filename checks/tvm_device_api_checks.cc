@@ -37,8 +37,8 @@ bool AlignedTo(const void* pointer, size_t alignment) {
 }
 
 // Reads `bytes` of device memory at `pointer` + `offset`, after a sync.
-conform::HostBytes ReadBack(conform::CheckContext& check, DeviceApi& api, int id,
-                                    void* pointer, size_t offset, size_t bytes) {
+conform::HostBytes ReadBack(conform::CheckContext& check, DeviceApi& api, int id, void* pointer,
+                            size_t offset, size_t bytes) {
   conform::HostBytes out(bytes);
   check.Require(api.CopyDataFromTo({Side::kDevice, pointer, offset}, {Side::kHost, out.data(), 0},
                                    bytes, id, nullptr),

@@ -26,7 +26,7 @@ void Write(conform::CheckContext& check, tvm::DeviceApiRoute& api, int id, void*
 }
 
 conform::HostBytes Read(conform::CheckContext& check, tvm::DeviceApiRoute& api, int id,
-                                void* pointer, size_t offset, size_t bytes) {
+                        void* pointer, size_t offset, size_t bytes) {
   conform::HostBytes out(bytes);
   check.Require(api.CopyDataFromTo({Side::kDevice, pointer, offset}, {Side::kHost, out.data(), 0},
                                    bytes, id, nullptr),

@@ -21,9 +21,8 @@ void CheckContext::TearDown() {
 
 host::Platform& CheckContext::platform() {
   if (!platform_) {
-    auto created =
-        host::Platform::Create(library(), journal(),
-                               {.generation = settings().generation, .server = server()});
+    auto created = host::Platform::Create(
+        library(), journal(), {.generation = settings().generation, .server = server()});
     if (!created) Abort(DescribeFailure("registering the plugin", created.error()));
     platform_ = std::move(*created);
     // A function that crashed or hung before the checks is not called again

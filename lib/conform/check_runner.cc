@@ -544,14 +544,13 @@ Expected<PluginFacts> Preflight(const CheckSettings& settings, std::chrono::mill
   // is learned here decides which checks run.
   auto learn = [&settings](host::Journal& journal,
                            remote::PluginServer* server) -> Expected<PluginFacts> {
-    auto library =
-        server != nullptr
-            ? loader::PluginLibrary::OpenInServer(settings.plugin_path, {.lazy = settings.lazy},
-                                                  *server)
-            : loader::PluginLibrary::Open(settings.plugin_path, {.lazy = settings.lazy});
+    auto library = server != nullptr
+                       ? loader::PluginLibrary::OpenInServer(settings.plugin_path,
+                                                             {.lazy = settings.lazy}, *server)
+                       : loader::PluginLibrary::Open(settings.plugin_path, {.lazy = settings.lazy});
     if (!library) return tl::unexpected(library.error());
-    auto platform = host::Platform::Create(
-        *library, journal, {.generation = settings.generation, .server = server});
+    auto platform = host::Platform::Create(*library, journal,
+                                           {.generation = settings.generation, .server = server});
     if (!platform) return tl::unexpected(platform.error().WithContext(settings.plugin_path));
     PluginFacts facts;
     facts.abi_vintage = (*platform)->AbiVintage();

@@ -15,8 +15,8 @@
 #include "conform/check_context.h"
 #include "conform/check_process_server.h"
 #include "host/memory.h"
-#include "isolation/guard_malloc.h"
 #include "host/stream.h"
+#include "isolation/guard_malloc.h"
 #include "remote/plugin_server.h"
 
 namespace sectl::conform {

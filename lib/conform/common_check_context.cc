@@ -63,7 +63,8 @@ remote::PluginServer* CommonCheckContext::server() {
     return nullptr;
   }
   auto started = StartCheckProcessServer(settings_.plugin_server, settings_.guard_malloc);
-  if (!started) throw CheckCannotGoOn{DescribeFailure("starting the plugin server", started.error())};
+  if (!started)
+    throw CheckCannotGoOn{DescribeFailure("starting the plugin server", started.error())};
   return *started;
 }
 

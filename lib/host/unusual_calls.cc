@@ -52,10 +52,9 @@ InitOnlyRegistration::InitOnlyRegistration(Journal& journal, loader::InitPluginF
                                            remote::PluginServer* server)
     : dispatcher_(journal),
       offered_(offered),
-      params_(SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE,
-              sizeof(SE_PlatformRegistrationParams), server ? &server->arena() : nullptr),
-      platform_(SP_PLATFORM_STRUCT_SIZE, sizeof(SP_Platform),
-                server ? &server->arena() : nullptr),
+      params_(SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE, sizeof(SE_PlatformRegistrationParams),
+              server ? &server->arena() : nullptr),
+      platform_(SP_PLATFORM_STRUCT_SIZE, sizeof(SP_Platform), server ? &server->arena() : nullptr),
       platform_fns_(SP_PLATFORM_FNS_STRUCT_SIZE, sizeof(SP_PlatformFns),
                     server ? &server->arena() : nullptr) {
   dispatcher_.UseServer(server);

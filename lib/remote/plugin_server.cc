@@ -1,10 +1,10 @@
 #include "remote/plugin_server.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <linux/seccomp.h>
-#include <sys/prctl.h>
 #include <fmt/format.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
