@@ -20,14 +20,15 @@
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -317,20 +318,15 @@ Reply ProtectArena(const Request& request) {
 }
 
 // The number after `field:` in this process's /proc/self/status; 0 if none.
-uint64_t OwnStatusField(const char* field) {
-  FILE* status = std::fopen("/proc/self/status", "re");
-  if (status == nullptr) return 0;
-  char line[256];
-  uint64_t value = 0;
-  const size_t length = std::strlen(field);
-  while (std::fgets(line, sizeof(line), status) != nullptr) {
-    if (std::strncmp(line, field, length) == 0 && line[length] == ':') {
-      value = std::strtoull(line + length + 1, nullptr, 10);
-      break;
+uint64_t OwnStatusField(std::string_view field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.size() > field.size() && line.starts_with(field) && line[field.size()] == ':') {
+      return std::strtoull(line.c_str() + field.size() + 1, nullptr, 10);
     }
   }
-  std::fclose(status);
-  return value;
+  return 0;
 }
 
 Reply ResourcesInUse() {
