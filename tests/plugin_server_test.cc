@@ -119,6 +119,23 @@ TEST(PluginServer, ALoadFailureIsTheDynamicLinkersWord) {
       << init.error().message();
 }
 
+// sectl's --lazy reaches the server: a plugin whose kernels need
+// TensorFlow's kernel API loads there with lazy binding, and only with it.
+TEST(PluginServer, LoadsWithLazyBindingWhenAsked) {
+  const std::string plugin = testing::FixturePlugin("unresolved_symbol");
+  auto eager = PluginServer::Start(SECTL_PLUGIN_SERVER, kArenaBytes);
+  ASSERT_TRUE(eager) << eager.error().message();
+  auto refused = (*eager)->Load(plugin);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("TF_NewKernelBuilder"), std::string::npos)
+      << refused.error().message();
+  auto lazy = PluginServer::Start(SECTL_PLUGIN_SERVER, kArenaBytes);
+  ASSERT_TRUE(lazy) << lazy.error().message();
+  auto init = (*lazy)->Load(plugin, /*lazy=*/true);
+  ASSERT_TRUE(init) << init.error().message();
+  EXPECT_NE(*init, 0U);
+}
+
 TEST(Arena, AllocatesZeroedAlignedBlocksAndReusesFreedOnes) {
   auto arena = Arena::Create(kArenaBytes);
   ASSERT_TRUE(arena) << arena.error().message();

@@ -367,7 +367,7 @@ Expected<PluginLibrary> PluginLibrary::OpenInServer(const std::string& path,
       return tl::unexpected(verified.error());
     }
   }
-  auto init = server.Load(path);
+  auto init = server.Load(path, options.lazy);
   if (!init) {
     if (init.error().code() != ErrorCode::kFailedPrecondition) return tl::unexpected(init.error());
     return Fail(ErrorCode::kFailedPrecondition,

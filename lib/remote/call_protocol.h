@@ -34,7 +34,9 @@ inline constexpr size_t kMaxMessageText = 4096;
 inline constexpr size_t kMaxLanes = 64;
 
 enum class RequestKind : uint32_t {
-  kLoad = 1,        // text: the plugin's path; answer: SE_InitPlugin's address
+  // text: the plugin's path; arguments[0]: 1 for lazy binding; answer:
+  // SE_InitPlugin's address.
+  kLoad = 1,
   kCall = 2,        // function, target, arguments; status code and text in
   kReadString = 3,  // target: a string of the plugin's; answer: its text
   // Main channel only, with the server's end of a new lane attached

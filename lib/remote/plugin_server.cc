@@ -449,9 +449,11 @@ Error PluginServer::ServerBrokeProtocol() {
   return ServerGone();
 }
 
-Expected<uint64_t> PluginServer::Load(const std::string& plugin_path) {
+Expected<uint64_t> PluginServer::Load(const std::string& plugin_path, bool lazy) {
   Request request;
   request.kind = RequestKind::kLoad;
+  request.arguments[0] = lazy ? 1 : 0;
+  request.argument_count = 1;
   PutText(request, plugin_path);
   auto reply = Exchange(request);
   if (!reply) return tl::unexpected(reply.error());

@@ -107,9 +107,10 @@ class PluginServer {
   Arena& arena() { return arena_; }
   pid_t pid() const { return pid_; }
 
-  // dlopen in the server; the address of the plugin's SE_InitPlugin there
-  // (0 when it exports none), or the dlopen error.
-  Expected<uint64_t> Load(const std::string& plugin_path);
+  // dlopen in the server (with lazy binding for `lazy`, sectl's --lazy);
+  // the address of the plugin's SE_InitPlugin there (0 when it exports
+  // none), or the dlopen error.
+  Expected<uint64_t> Load(const std::string& plugin_path, bool lazy = false);
 
   // Calls `function` at `target` in the server with `words` (pointers into
   // the arena, or the plugin's own values), its TF_Status holding

@@ -220,7 +220,11 @@ Reply Load(const Request& request) {
     std::call_once(guard_enabled, [&] { sectl::isolation::EnableGuardMalloc(path.c_str()); });
   }
   ::dlerror();
-  void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // arguments[0]: 1 for lazy binding (sectl's --lazy), as sectl loads it
+  // in its own process.
+  const int binding =
+      request.argument_count > 0 && request.arguments[0] != 0 ? RTLD_LAZY : RTLD_NOW;
+  void* library = ::dlopen(path.c_str(), binding | RTLD_LOCAL);
   if (library == nullptr) {
     const char* why = ::dlerror();
     reply.outcome = Outcome::kFailed;
