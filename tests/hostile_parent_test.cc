@@ -581,6 +581,24 @@ TEST(HostileParent, CannotSeeOrSignalAnyOtherProcessInItsNamespaces) {
   EXPECT_TRUE(Contains(shared.log, "other processes it could signal: ")) << shared.log;
 }
 
+// Copies of sectl and the plugin server beside it in `directory`, readable
+// and executable by anyone: a user other than the build tree's owner (or
+// nobody, where sectl is root) may not reach the build tree.
+std::filesystem::path CopySectlInto(const std::filesystem::path& directory) {
+  const std::filesystem::path sectl = directory / "sectl";
+  const std::filesystem::path server = directory / "sectl-plugin-server";
+  std::filesystem::copy_file(SECTL_BINARY, sectl);
+  std::filesystem::copy_file(
+      std::filesystem::path(SECTL_BINARY).parent_path() / "sectl-plugin-server", server);
+  for (const auto& copy : {sectl, server}) {
+    std::filesystem::permissions(
+        copy, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                  std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                  std::filesystem::perms::others_exec);
+  }
+  return sectl;
+}
+
 // As a plain user, the namespaces come with a user namespace that maps the
 // user onto itself (root needs none). Run as nobody when the tests run as
 // root; where unprivileged user namespaces are off, sectl says so instead.
@@ -594,11 +612,10 @@ TEST(HostileParent, AsAPlainUserThePluginStillSeesNoOtherProcess) {
   // nobody may not reach the build tree (a clone in a 0700 directory, or
   // under /root): it runs copies of sectl and the plugin from a directory
   // of its own.
-  const std::filesystem::path sectl = directory.path() / "sectl";
+  const std::filesystem::path sectl = CopySectlInto(directory.path());
   const std::filesystem::path plugin = directory.path() / "hostile_parent_neighbours.so";
-  std::filesystem::copy_file(SECTL_BINARY, sectl);
   std::filesystem::copy_file(HostilePlugin("hostile_parent_neighbours"), plugin);
-  for (const auto& copy : {sectl, plugin}) {
+  for (const auto& copy : {plugin}) {
     std::filesystem::permissions(
         copy, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
                   std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
@@ -686,20 +703,24 @@ TEST(HostileParent, HoldsNoPrivilegeAndCannotFillTheDisk) {
   }
 }
 
-// Run as nobody where sectl is root and nobody can reach the plugin.
+// Run as nobody where sectl is root and nobody can reach the plugin and
+// the plugin server (copied out of the build tree, which may be a 0700
+// clone's: the README says what confinement is left there).
 TEST(HostileParent, RunsAsNobodyWhereSectlIsRoot) {
   if (::geteuid() != 0) GTEST_SKIP() << "sectl is not root here";
   TemporaryDirectory directory;
   std::filesystem::permissions(directory.path(), std::filesystem::perms::all);
+  const std::filesystem::path sectl = CopySectlInto(directory.path());
   const std::filesystem::path plugin = directory.path() / "hostile_parent_privileges.so";
   std::filesystem::copy_file(HostilePlugin("hostile_parent_privileges"), plugin);
   std::filesystem::permissions(plugin, std::filesystem::perms::owner_all |
                                            std::filesystem::perms::others_read |
                                            std::filesystem::perms::others_exec);
   const std::filesystem::path log = directory.path() / "hostile.log";
-  const testing::CommandResult command = testing::RunSectl(
-      {"conform", plugin.string(), "--report", "json", "--pass-env", "SECTL_HOSTILE_LOG",
-       "--no-throughput", "--filter", "registration.*", "--plugin-writes", log.string()},
+  const testing::CommandResult command = testing::Run(
+      {sectl.string(), "conform", plugin.string(), "--report", "json", "--pass-env",
+       "SECTL_HOSTILE_LOG", "--no-throughput", "--filter", "registration.*", "--plugin-writes",
+       log.string()},
       {.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()}, .deadline = kRunLimit});
   const json report = json::parse(command.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_TRUE(report.is_object()) << command.out << command.err;
