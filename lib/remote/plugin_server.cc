@@ -118,6 +118,19 @@ Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& e
   // The judge is out of the plugin's reach by signal, as sectl is out of the
   // check's: compiled here, where allocating is safe, loaded in the child.
   const std::vector<sock_filter> protection = isolation::CompileJudgeProtection(::getpid());
+  // The server's environment: this process's, except that a sanitizer's
+  // leak check at exit (ASAN_OPTIONS=detect_leaks=1) must not replace the
+  // status of a plugin that calls exit() with its own. Built here: the
+  // child only execs.
+  std::vector<std::string> environment;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    std::string entry(*variable);
+    if (entry.starts_with("ASAN_OPTIONS=")) entry += ":detect_leaks=0";
+    environment.push_back(std::move(entry));
+  }
+  std::vector<const char*> environment_pointers;
+  for (const std::string& entry : environment) environment_pointers.push_back(entry.c_str());
+  environment_pointers.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (!protection.empty()) {
@@ -152,7 +165,8 @@ Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& e
                                "6",
                                heap == PluginHeap::kGuarded ? "guarded" : "plain",
                                nullptr};
-    ::execv(executable.c_str(), const_cast<char* const*>(arguments));  // NOLINT: execv's type
+    ::execve(executable.c_str(), const_cast<char* const*>(arguments),  // NOLINT: execve's type
+             const_cast<char* const*>(environment_pointers.data()));   // NOLINT: execve's type
     ::_exit(127);
   }
   server_main.Close();
