@@ -10,6 +10,7 @@
 // does not know about.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -55,13 +56,19 @@ class CallbackTracker {
     ++pending_[stream];
   }
   void Ran(SP_Stream stream) {
-    std::lock_guard lock(mutex_);
-    Withdraw(stream);
-    ran_.insert(stream);
+    {
+      std::lock_guard lock(mutex_);
+      Withdraw(stream);
+      ran_.insert(stream);
+    }
+    withdrawn_.notify_all();
   }
   void NotEnqueued(SP_Stream stream) {
-    std::lock_guard lock(mutex_);
-    Withdraw(stream);
+    {
+      std::lock_guard lock(mutex_);
+      Withdraw(stream);
+    }
+    withdrawn_.notify_all();
   }
   void Forget(SP_Stream stream) {
     std::lock_guard lock(mutex_);
@@ -70,6 +77,14 @@ class CallbackTracker {
   bool PendingOn(SP_Stream stream) {
     std::lock_guard lock(mutex_);
     return pending_.count(stream) != 0;
+  }
+  // Whether a callback on `stream` is still queued or running after
+  // `patience`. A callback counts as pending until its wrapper notes that it
+  // returned, a moment after the host has seen it run: the host may enqueue
+  // its next callback in that moment, and must not find the last one pending.
+  bool StillPendingOnAfter(SP_Stream stream, std::chrono::milliseconds patience) {
+    std::unique_lock lock(mutex_);
+    return !withdrawn_.wait_for(lock, patience, [&] { return pending_.count(stream) == 0; });
   }
   bool PendingAnywhere() {
     std::lock_guard lock(mutex_);
@@ -86,6 +101,7 @@ class CallbackTracker {
   }
 
   std::mutex mutex_;
+  std::condition_variable withdrawn_;
   std::map<SP_Stream, int> pending_;  // Guarded by mutex_.
   std::set<SP_Stream> ran_;           // Guarded by mutex_.
 };
@@ -313,7 +329,11 @@ TF_Bool ForgettingHostCallback(const SP_Device*, SP_Stream, SE_StatusCallbackFn,
 // on the caller's thread, ahead of everything queued before it.
 TF_Bool HostCallbackJumpingTheQueue(const SP_Device* device, SP_Stream stream,
                                     SE_StatusCallbackFn callback, void* argument) {
-  if (!tracker.PendingOn(stream)) return TrackedHostCallback(device, stream, callback, argument);
+  // Well within the 50 ms callback.after_earlier_work holds the stream with.
+  constexpr std::chrono::milliseconds kReturning{10};
+  if (!tracker.StillPendingOnAfter(stream, kReturning)) {
+    return TrackedHostCallback(device, stream, callback, argument);
+  }
   TF_Status* status = TF_NewStatus();
   callback(argument, status);
   TF_DeleteStatus(status);
