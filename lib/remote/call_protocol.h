@@ -24,7 +24,9 @@ namespace sectl::remote {
 // 3: the crash report channel, and the guard-page allocator at start.
 // 4: kProtectArena, for guard pages around the checks' host buffers;
 //    kResourcesInUse, for the leak checks; a status message's whole length.
-inline constexpr uint32_t kProtocolVersion = 4;
+// 5: kExitProcess, so that the plugin's library destructors run as they do
+//    when TensorFlow's process exits.
+inline constexpr uint32_t kProtocolVersion = 5;
 inline constexpr size_t kMaxCallArguments = 12;
 // A plugin's status message, a dlerror text, a path, a plugin string, or
 // one chunk of plugin memory read or written.
@@ -62,6 +64,12 @@ enum class RequestKind : uint32_t {
   // the judge reads threads and resident memory from /proc itself where it
   // can see the server (remote/server_resources.h).
   kResourcesInUse = 8,
+  // Main channel only; no arguments; answer: kReturned, after which the
+  // server calls exit(0) as a process that is done does: atexit handlers
+  // and library destructors run (the plugin's among them), with whatever
+  // threads the plugin started still running. The judge learns how that
+  // went from how the server ends.
+  kExitProcess = 9,
 };
 
 // The plugin process's resources (kResourcesInUse): its threads and

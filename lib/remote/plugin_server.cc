@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include "base/text.h"
@@ -578,6 +579,45 @@ Expected<void> PluginServer::ProtectArena(const void* address, size_t bytes, boo
                             bytes, address, std::string(reply->text, reply->text_length)));
   }
   return {};
+}
+
+Expected<ServerExit> PluginServer::ExitProcess(std::chrono::milliseconds patience) {
+  ReportItsEnd();
+  Request request;
+  request.kind = RequestKind::kExitProcess;
+  const auto asked = std::chrono::steady_clock::now();
+  {
+    const std::lock_guard<std::mutex> held(main_mutex_);
+    auto reply = ExchangeOn(main_.get(), request);
+    if (!reply) return tl::unexpected(reply.error());
+    if (reply->outcome != Outcome::kReturned) {
+      return Fail(ErrorCode::kInternal, fmt::format("the plugin server refused to exit: {}",
+                                                    std::string(reply->text, reply->text_length)));
+    }
+  }
+  // Watched here rather than left to the event listener: a process the
+  // plugin's destructors started may hold the event channel open.
+  ServerExit exit;
+  const auto deadline = asked + patience;
+  while (true) {
+    siginfo_t info{};
+    const bool exited =
+        ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid_;
+    if (exited || ended()) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      exit.hung = true;
+      const std::lock_guard<std::mutex> held(end_mutex_);
+      if (!ended_) ::kill(pid_, SIGKILL);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  exit.took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - asked);
+  (void)ServerGone();  // reaps it, once
+  exit.end = *ended();
+  return exit;
 }
 
 Expected<ResourceReport> PluginServer::ResourcesInUse() {

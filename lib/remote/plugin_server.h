@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -51,6 +52,15 @@ struct ServerEnd {
   bool broke_protocol = false;
   // The server stopped (value: the signal), and the judge killed it.
   bool stopped = false;
+};
+
+// How a server asked to exit (PluginServer::ExitProcess) ended.
+struct ServerExit {
+  ServerEnd end;
+  // Still there after the patience given: killed by the judge (end then
+  // says SIGKILL).
+  bool hung = false;
+  std::chrono::milliseconds took{0};  // from the request to its end
 };
 
 // What the server said of its own crash (remote/call_protocol.h), kept by
@@ -165,6 +175,18 @@ class PluginServer {
   // says why a plugin could understate them).
   Expected<ResourceReport> ResourcesInUse();
 
+  // From now on a server found gone is reported (kReportIt), whatever
+  // Start was told: for a judge about to make the server's end its finding.
+  void ReportItsEnd() { when_it_ends_ = WhenTheServerEnds::kReportIt; }
+
+  // Asks the server to exit as a process that is done does (kExitProcess:
+  // the plugin's library destructors and atexit handlers run) and waits up
+  // to `patience` for it to end; one still there then is killed, and the
+  // answer says it hung. Reports its end from now on (ReportItsEnd). An
+  // error when the server was gone before it could be asked (ended() says
+  // how), or broke the protocol.
+  Expected<ServerExit> ExitProcess(std::chrono::milliseconds patience);
+
   // Set once the server has ended (a call, or the event listener, found it
   // gone).
   std::optional<ServerEnd> ended() const;
@@ -200,7 +222,7 @@ class PluginServer {
   OwnedDescriptor events_;
   OwnedDescriptor crash_reports_;  // read once the server has died of a crash
   Arena arena_;
-  WhenTheServerEnds when_it_ends_;
+  std::atomic<WhenTheServerEnds> when_it_ends_;
 
   mutable std::mutex lanes_mutex_;
   std::vector<std::unique_ptr<Lane>> idle_lanes_;

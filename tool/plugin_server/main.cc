@@ -376,6 +376,7 @@ std::optional<Reply> Answer(const Request& request) {
     case RequestKind::kResourcesInUse:
       return ResourcesInUse();
     case RequestKind::kOpenLane:
+    case RequestKind::kExitProcess:
       break;
   }
   return std::nullopt;
@@ -393,10 +394,10 @@ void ServeLane(Descriptor channel) {
     if (got <= 0) break;
     if (!IsValid(request, got)) ::_exit(kExitProtocol);
     std::optional<Reply> reply;
-    if (request.kind == RequestKind::kOpenLane) {
+    if (request.kind == RequestKind::kOpenLane || request.kind == RequestKind::kExitProcess) {
       reply = Reply{};
       reply->outcome = Outcome::kFailed;
-      PutText(*reply, "lanes are opened on the main channel");
+      PutText(*reply, "lanes are opened, and the server ended, on the main channel");
     } else {
       reply = Answer(request);
     }
@@ -503,6 +504,15 @@ int main(int argc, char** argv) {
     if (got == 0) ::_exit(0);
     if (got < 0 && errno == EINTR) continue;
     if (!IsValid(request, got)) return kExitProtocol;
+    if (request.kind == RequestKind::kExitProcess) {
+      const Reply exiting;
+      (void)::send(channel, &exiting, sizeof(exiting), MSG_NOSIGNAL);
+      // As TensorFlow's process ends: the plugin's destructors and atexit
+      // handlers run now, with its own threads still running. A crash in
+      // them is reported as any other; a hang is the judge's to end.
+      std::exit(
+          0);  // NOLINT(concurrency-mt-unsafe): lane threads are idle; the plugin's are its own
+    }
     std::optional<Reply> reply =
         request.kind == RequestKind::kOpenLane ? OpenLane(attached) : Answer(request);
     if (!reply) return kExitProtocol;
