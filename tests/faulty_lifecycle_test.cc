@@ -31,6 +31,67 @@ INSTANTIATE_TEST_SUITE_P(
                       FaultCase{"stream_and_event_destroy_leak", "lifecycle.no_growth", "warn"}),
     [](const auto& info) { return info.param.fault; });
 
+// Seen only as the plugin's process lives on and exits: every other check
+// ends its process with _exit, so no other check notices these.
+class ExitFaults : public ::testing::TestWithParam<FaultCase> {};
+
+TEST_P(ExitFaults, AreCaughtByExactlyTheirCheck) { ExpectCaughtByExactlyItsCheck(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, ExitFaults,
+    ::testing::Values(FaultCase{"destructor_crashes", "lifecycle.process_exit", "fail"},
+                      FaultCase{"destructor_hangs", "lifecycle.process_exit", "fail"},
+                      FaultCase{"destructor_changes_exit_status", "lifecycle.process_exit",
+                                "fail"}),
+    [](const auto& info) { return info.param.fault; });
+
+// lifecycle.process_exit's result on faulty_<fault>.so, alone.
+nlohmann::json ProcessExitResult(const std::string& fault) {
+  const CommandResult run = RunSectl(
+      {"conform", FaultyPlugin(fault), "--filter", "lifecycle.process_exit", "--report", "json"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const auto report = nlohmann::json::parse(run.out, nullptr, false);
+  for (const auto& result : report.value("results", nlohmann::json::array())) {
+    if (result.value("id", "") == "lifecycle.process_exit") return result;
+  }
+  ADD_FAILURE() << "no result for lifecycle.process_exit: " << run.out << run.err;
+  return {};
+}
+
+struct LateFault {
+  std::string fault;
+  std::string message;  // a part of the result's message
+  bool backtrace;       // the server's crash report is attached
+};
+
+void PrintTo(const LateFault& late, std::ostream* out) { *out << late.fault; }
+
+class LateFaults : public ::testing::TestWithParam<LateFault> {};
+
+TEST_P(LateFaults, AreDescribedAsWhatHappenedAndWhen) {
+  const LateFault& late = GetParam();
+  const nlohmann::json result = ProcessExitResult(late.fault);
+  EXPECT_EQ(result.value("status", ""), "fail") << result.dump(2);
+  EXPECT_NE(result.value("message", "").find(late.message), std::string::npos) << result.dump(2);
+  EXPECT_EQ(result["details"].contains("backtrace"), late.backtrace) << result.dump(2);
+  // Nothing the plugin did is blamed on a call: none was in flight.
+  EXPECT_TRUE(result.value("culprits", nlohmann::json::array()).empty()) << result.dump(2);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, LateFaults,
+    ::testing::Values(
+        // 300 ms after SE_InitPlugin, within the window the process lives
+        // on; in a whole run it also crashes whichever checks outlast it.
+        LateFault{"thread_crashes_late", "died of SIGSEGV within", true},
+        LateFault{"destructor_crashes",
+                  "it died of SIGSEGV in a library destructor or atexit handler", true},
+        LateFault{"destructor_hangs", "exit(0) had not ended the plugin's process after 2000 ms",
+                  false},
+        LateFault{"destructor_changes_exit_status",
+                  "exit(0) ended the plugin's process with status 3", false}),
+    [](const auto& info) { return info.param.fault; });
+
 // lifecycle.no_growth's result on faulty_<fault>.so.
 nlohmann::json NoGrowthResult(const std::string& fault) {
   const CommandResult run =
