@@ -43,6 +43,16 @@ Platform::Platform(Passkey, Journal& journal, PlatformOptions options)
 Expected<std::unique_ptr<Platform>> Platform::Create(const loader::PluginLibrary& library,
                                                      Journal& journal,
                                                      const PlatformOptions& options) {
+  // A plugin in a server is called there or nowhere: its addresses mean
+  // nothing in this process.
+  if (library.server() != options.server) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("sectl's own defect: {} was loaded {} but registered as if it "
+                            "were {}",
+                            library.path(),
+                            library.server() != nullptr ? "in a plugin server" : "in this process",
+                            options.server != nullptr ? "in a plugin server" : "in this process"));
+  }
   auto platform = std::make_unique<Platform>(Passkey{}, journal, options);
   if (auto registered = platform->Register(library); !registered) {
     return tl::unexpected(registered.error());

@@ -382,7 +382,9 @@ Expected<PluginLibrary> PluginLibrary::OpenInServer(const std::string& path,
   // The server's address: passed back to it, never called here.
   // NOLINTNEXTLINE(performance-no-int-to-ptr)
   const auto init_in_server = reinterpret_cast<InitPluginFunction>(static_cast<uintptr_t>(*init));
-  return PluginLibrary(path, *identity, nullptr, init_in_server);
+  PluginLibrary library(path, *identity, nullptr, init_in_server);
+  library.server_ = &server;
+  return library;
 }
 
 Expected<PluginLibrary> PluginLibrary::NoEntryPoint(const std::string& path,

@@ -83,6 +83,9 @@ class PluginLibrary {
 
   const std::string& path() const { return path_; }
   const ElfIdentity& identity() const { return identity_; }
+  // The server the plugin was loaded in (OpenInServer), or nullptr: it is
+  // in this process.
+  remote::PluginServer* server() const { return server_; }
   InitPluginFunction init_plugin() const { return init_plugin_; }
   // A TVM library (kTvmCDevice, kTvmRuntime) that replaced sectl's handlers
   // of fatal signals while loading (loader/fatal_signal_handlers.h): what
@@ -110,6 +113,7 @@ class PluginLibrary {
   ElfIdentity identity_;
   void* handle_;
   InitPluginFunction init_plugin_;
+  remote::PluginServer* server_ = nullptr;
   std::string signal_handlers_note_;
 };
 
