@@ -770,6 +770,30 @@ TEST(HostileParent, UnderProbeFindsNothingOfSectlsInItsProcess) {
   }
 }
 
+// Under `sectl conform` every load of the plugin is in sectl-plugin-server:
+// the preflight's, the helper triage's before the checks and each check's.
+// What a plugin learns or writes in its process never shares memory with
+// what sectl concludes from it.
+TEST(HostileParent, UnderConformEveryLoadIsInThePluginServer) {
+#if defined(SECTL_SANITIZED)
+  GTEST_SKIP() << "the plugin's scan of the server's memory reads what the sanitizer poisons";
+#endif
+  TemporaryDirectory directory;
+  const std::filesystem::path log = directory.path() / "hostile.log";
+  const testing::CommandResult conform = testing::RunSectl(
+      {"conform", HostilePlugin("hostile_parent_find_the_judge"), "--no-throughput", "--pass-env",
+       "SECTL_HOSTILE_LOG", "--plugin-writes", log.string()},
+      {.added_environment = {"SECTL_HOSTILE_LOG=" + log.string()}, .deadline = kRunLimit});
+  EXPECT_EQ(conform.exit_code, 0) << conform.err;
+  std::ifstream log_file(log);
+  const std::string text((std::istreambuf_iterator<char>(log_file)), {});
+  const std::vector<std::string> programs = Noted(text, "program");
+  // The preflight, five triage probes and every check.
+  EXPECT_GT(programs.size(), 6U) << text;
+  for (const std::string& program : programs) EXPECT_EQ(program, "sectl-plugin-server") << text;
+  EXPECT_FALSE(Contains(text, "FOUND")) << text;
+}
+
 TEST(HostileParent, CannotTraceSectl) {
   const isolation::ConfinementInForce in_force = isolation::DescribeSandbox();
   for (const Namespaces namespaces : kBothWays) {

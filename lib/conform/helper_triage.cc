@@ -20,6 +20,7 @@
 
 #include "abi/event_status.h"
 #include "base/json_text.h"
+#include "conform/check_process_server.h"
 #include "conform/check_support.h"
 #include "host/device.h"
 #include "host/event.h"
@@ -327,9 +328,20 @@ void StartWatchdog(const Probe& probe, const host::Journal& journal, ProbeReport
 // report. Registration that fails is the checks' to report.
 int RunProbeInChild(const Probe& probe, const CheckSettings& settings, host::Journal& journal,
                     int result_fd) {
-  auto library = loader::PluginLibrary::Open(settings.plugin_path, {.lazy = settings.lazy});
+  // In the plugin server, as the checks run it (check_process_server.h):
+  // what the plugin's process writes cannot reach what this one learns.
+  auto library = [&]() -> Expected<loader::PluginLibrary> {
+    if (settings.plugin_server.empty()) {
+      return loader::PluginLibrary::Open(settings.plugin_path, {.lazy = settings.lazy});
+    }
+    auto server = StartCheckProcessServer(settings.plugin_server, settings.guard_malloc);
+    if (!server) return tl::unexpected(server.error());
+    return loader::PluginLibrary::OpenInServer(settings.plugin_path, {.lazy = settings.lazy},
+                                               **server);
+  }();
   if (!library) EndProbe(isolation::kChildFailed);
-  auto platform = host::Platform::Create(*library, journal, {.generation = settings.generation});
+  auto platform = host::Platform::Create(
+      *library, journal, {.generation = settings.generation, .server = library->server()});
   if (!platform) EndProbe(isolation::kChildFailed);
   for (PluginFunction needed : probe.needs) {
     if (!(*platform)->Provides(needed)) EndProbe(isolation::kChildFailed);
