@@ -5,9 +5,9 @@
 // hangs) happens after every other check has ended its process with
 // _exit, so only this check lets the plugin's process live on and end.
 #include <fmt/format.h>
-#include <string.h>  // sigabbrev_np
 
 #include <chrono>
+#include <cstring>  // sigabbrev_np
 #include <string>
 #include <thread>
 

@@ -7,9 +7,8 @@
 // happened in) would be lost.
 #pragma once
 
-#include <signal.h>
-
 #include <array>
+#include <csignal>
 #include <string>
 #include <vector>
 

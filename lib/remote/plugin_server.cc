@@ -130,6 +130,7 @@ Expected<std::unique_ptr<PluginServer>> PluginServer::Start(const std::string& e
     environment.push_back(std::move(entry));
   }
   std::vector<const char*> environment_pointers;
+  environment_pointers.reserve(environment.size() + 1);
   for (const std::string& entry : environment) environment_pointers.push_back(entry.c_str());
   environment_pointers.push_back(nullptr);
   const pid_t pid = ::fork();

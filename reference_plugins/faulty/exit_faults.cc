@@ -38,6 +38,9 @@ void StartLateCrashingWatchdog() {
 // A driver context torn down by a static destructor that uses it after
 // another static object freed it: the crash is at exit, not in any call.
 struct DriverContext {
+  DriverContext() = default;
+  DriverContext(const DriverContext&) = delete;
+  DriverContext& operator=(const DriverContext&) = delete;
   ~DriverContext() { WriteThroughAStalePointer(); }
 };
 #endif
@@ -47,6 +50,9 @@ struct DriverContext {
 // destructor: exit() waits for it forever.
 struct Poller {
   std::thread thread;
+  Poller() = default;
+  Poller(const Poller&) = delete;
+  Poller& operator=(const Poller&) = delete;
   ~Poller() {
     if (thread.joinable()) thread.join();
   }
