@@ -36,7 +36,7 @@ once_seconds() {
   start=$(date +%s%N)
   "$@" >/dev/null 2>&1 || true
   end=$(date +%s%N)
-  awk -v ns=$((end - start)) 'BEGIN {printf "%.0f", ns / 1e9}'
+  awk -v ns=$((end - start)) 'BEGIN {v = ns / 1e9; printf (v < 10 ? "%.2f" : "%.0f"), v}'
 }
 
 checks=$("$sectl" conform --list --format json | grep -c '"id"')
