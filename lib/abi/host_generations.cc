@@ -110,7 +110,8 @@ bool CallsInNormalUse(PluginFunction function, const HostGeneration& generation)
       return false;
     case F::kMemset:
       // Validated since 2.7, but no released CStream calls the 8-bit fill:
-      // it fills through mem_zero and memset32 (se-c-api-facts.md §3.6).
+      // it fills through mem_zero and memset32 (CStream, in TensorFlow's
+      // tensorflow/c/experimental/stream_executor/stream_executor.cc).
       return false;
     default:
       break;
