@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(
         LateFault{"thread_crashes_late", "died of SIGSEGV within", true},
         LateFault{"destructor_crashes",
                   "it died of SIGSEGV in a library destructor or atexit handler", true},
-        LateFault{"destructor_hangs", "exit(0) had not ended the plugin's process after 2000 ms",
+        LateFault{"destructor_hangs", "exit(0) had not ended the plugin's process after 5000 ms",
                   false},
         LateFault{"destructor_changes_exit_status",
                   "exit(0) ended the plugin's process with status 3", false}),
