@@ -28,6 +28,8 @@ void HostileIsolationAct(void) {
   memset(&frame_header, 0, sizeof(frame_header));
   frame_header.kind = 1;
   frame_header.size = (uint32_t)(sizeof(kPass) - 1);
+  /* Noted first: sectl may end this process at the first forged byte. */
+  HostileIsolationNote("forging a pass");
   for (int fd = 0; fd < 1024; ++fd) {
     struct iovec pieces[3] = {
         {(void*)kPass, sizeof(kPass) - 1},
@@ -36,6 +38,5 @@ void HostileIsolationAct(void) {
     };
     (void)!writev(fd, pieces, 3);
   }
-  HostileIsolationNote("forged a pass");
   _exit(0);
 }

@@ -20,8 +20,9 @@ void HostileIsolationAct(void) {
     state = state * 1664525u + 1013904223u; /* a linear congruential generator */
     garbage[i] = (unsigned char)(state >> 24);
   }
+  /* Noted first: sectl may end this process at the first foreign byte. */
+  HostileIsolationNote("writing garbage");
   for (int fd = 0; fd < 1024; ++fd) {
     (void)!write(fd, garbage, sizeof(garbage));
   }
-  HostileIsolationNote("wrote garbage");
 }
