@@ -509,9 +509,9 @@ int main(int argc, char** argv) {
       (void)::send(channel, &exiting, sizeof(exiting), MSG_NOSIGNAL);
       // As TensorFlow's process ends: the plugin's destructors and atexit
       // handlers run now, with its own threads still running. A crash in
-      // them is reported as any other; a hang is the judge's to end.
-      std::exit(
-          0);  // NOLINT(concurrency-mt-unsafe): lane threads are idle; the plugin's are its own
+      // them is reported as any other; a hang is the judge's to end. Lane
+      // threads are idle; the plugin's own threads are its business.
+      std::exit(0);  // NOLINT(concurrency-mt-unsafe)
     }
     std::optional<Reply> reply =
         request.kind == RequestKind::kOpenLane ? OpenLane(attached) : Answer(request);
