@@ -200,6 +200,14 @@ class Dispatcher {
       NoteHostDefect(refused.message());
       return tl::unexpected(std::move(refused));
     }
+    // A server known to have ended (one whose end a check made its finding,
+    // lifecycle.process_exit) performs nothing more: the call is neither
+    // sent nor journalled, so no call is shown as never returning.
+    if (server_->gone()) {
+      return tl::unexpected(Error(ErrorCode::kFailedPrecondition,
+                                  fmt::format("{} not called: the plugin's process has ended",
+                                              abi::QualifiedName(function))));
+    }
     std::array<uint64_t, kMaxRecordedArguments> recorded{};
     const uint8_t count = RecordArguments(recorded, args...);
     JournalEntry* entry = journal_.Begin(function, recorded, count);

@@ -187,6 +187,8 @@ class PluginServer {
   // how), or broke the protocol.
   Expected<ServerExit> ExitProcess(std::chrono::milliseconds patience);
 
+  // Whether the server is known to have ended: ended() is then set.
+  bool gone() const { return gone_; }
   // Set once the server has ended (a call, or the event listener, found it
   // gone).
   std::optional<ServerEnd> ended() const;
