@@ -7,13 +7,13 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstring>  // sigabbrev_np
 #include <string>
 #include <thread>
 
 #include "conform/check.h"
 #include "conform/check_support.h"
 #include "host/stream.h"
+#include "isolation/child_process.h"
 #include "remote/plugin_server.h"
 
 namespace sectl::checks {
@@ -33,18 +33,12 @@ constexpr milliseconds kLateCrashWindow{500};
 // two, so only what no teardown needs is a hang.
 constexpr milliseconds kExitPatience{5000};
 
-std::string SignalName(int signal) {
-  const char* abbreviation = ::sigabbrev_np(signal);
-  return abbreviation != nullptr ? fmt::format("SIG{}", abbreviation)
-                                 : fmt::format("signal {}", signal);
-}
-
 // "died of SIGSEGV", "exited with status 3".
 std::string DescribeEnd(const remote::ServerEnd& end) {
-  if (end.stopped) return fmt::format("stopped itself with {}", SignalName(end.value));
+  if (end.stopped) return fmt::format("stopped itself with {}", isolation::SignalName(end.value));
   if (end.broke_protocol) return "wrote over its channel to sectl";
   if (end.stopped_answering) return "closed its channel to sectl";
-  return end.signaled ? fmt::format("died of {}", SignalName(end.value))
+  return end.signaled ? fmt::format("died of {}", isolation::SignalName(end.value))
                       : fmt::format("exited with status {}", end.value);
 }
 
