@@ -482,16 +482,24 @@ class CopyBench {
         "device-to-host copy round-tripped a {}-byte allocation ({})",
         total, Join(failures));
     if (!broken.empty()) check_.Blocked(broken.front(), what_failed);
-    NoteCannotTell(suspects);
+    const std::vector<abi::PluginFunction> ordered = ReadersFirst(suspects);
+    NoteCannotTell(ordered);
     if (!TestsAnyCopy()) {
       // Every pair returned wrong bytes without an error: which copy is at
       // fault cannot be told, but the first writer tried is the usual one.
       check_.Blocked(FunctionOf(paths_.front().writer),
                      what_failed + "; the memcpy.* checks report the broken copies");
     }
-    check_.Abort(what_failed +
-                 "; the copies are broken beyond what one check can attribute, and TensorFlow "
-                 "could move no tensor intact");
+    std::string beyond = what_failed +
+                         "; the copies are broken beyond what one check can attribute, and "
+                         "TensorFlow could move no tensor intact";
+    // A check that tests several copies names the first suspect it tests,
+    // so that its failure joins the root cause that lists the others
+    // (details.cannot_tell) rather than standing without one.
+    for (const abi::PluginFunction suspect : ordered) {
+      if (check_.Tests(suspect)) check_.AbortIn(suspect, std::move(beyond));
+    }
+    check_.Abort(std::move(beyond));
   }
 
   // Writes the allocation's expected() contents and confirms them, for a
@@ -580,13 +588,17 @@ class CopyBench {
   // another, and none said it failed: a corrupting writer and a corrupting
   // reader look the same. The report names them together (report::RootCause's
   // cannot_tell_from) instead of blaming whichever the check tests.
-  void NoteCannotTell(const std::vector<abi::PluginFunction>& suspects) {
-    if (suspects.size() < 2) return;
-    // The readers first: every observation ends in one.
-    std::vector<abi::PluginFunction> ordered(suspects);
-    std::stable_partition(ordered.begin(), ordered.end(), [](abi::PluginFunction function) {
+  // The readers first: every observation ends in one.
+  static std::vector<abi::PluginFunction> ReadersFirst(std::vector<abi::PluginFunction> suspects) {
+    std::stable_partition(suspects.begin(), suspects.end(), [](abi::PluginFunction function) {
       return function == FunctionOf(CopyForm::kDtoH) || function == FunctionOf(CopyForm::kSyncDtoH);
     });
+    return suspects;
+  }
+
+  // `ordered`: ReadersFirst of the suspects.
+  void NoteCannotTell(const std::vector<abi::PluginFunction>& ordered) {
+    if (ordered.size() < 2) return;
     nlohmann::json names = nlohmann::json::array();
     for (const abi::PluginFunction function : ordered) {
       names.push_back(std::string(abi::QualifiedName(function)));

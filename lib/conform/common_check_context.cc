@@ -156,6 +156,11 @@ void CommonCheckContext::Abort(std::string message) {
   throw CheckStopped{};
 }
 
+void CommonCheckContext::AbortIn(abi::PluginFunction culprit, std::string message) {
+  FailIn(culprit, std::move(message));
+  throw CheckStopped{};
+}
+
 void CommonCheckContext::Blocked(abi::PluginFunction function, std::string what_happened) {
   // Blocked hands the defect to the check that tests the function; with no
   // such check, this one must report it or nobody would.

@@ -141,6 +141,9 @@ class CommonCheckContext {
   void WarnIn(abi::PluginFunction culprit, std::string message);
   [[noreturn]] void Skip(std::string reason);
   [[noreturn]] void Abort(std::string message);  // fail and stop the check
+  // Fails the check on `culprit` and stops it: for a check that tests
+  // several functions and knows which one its failure speaks of.
+  [[noreturn]] void AbortIn(abi::PluginFunction culprit, std::string message);
   // Stops the check because `function`, which it only uses, is broken:
   // `what_happened` says how. A function the check tests fails it instead.
   [[noreturn]] void Blocked(abi::PluginFunction function, std::string what_happened);
