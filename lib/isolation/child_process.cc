@@ -300,10 +300,14 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   setup.scratch = scratch->path();
   setup.writable = PluginWrites(options.confinement);
   setup.file_system_view = namespaced && FileSystemViewTrialFailure().empty();
+  // None where the kernel offers none: the report's confinement says so.
+  auto limit_group = ProcessLimitGroup::Create(kMaxPluginProcesses);
   std::fflush(nullptr);  // nothing buffered may be written twice
   const pid_t pid =
       ForkPatiently([&] { return namespaced ? CloneIntoNamespaces(support) : ::fork(); });
   if (pid == 0) {
+    // First, before it forks anything: all it starts is counted.
+    if (limit_group) (void)limit_group->Join();
     ::close(result_pipe[0]);
     ::close(output_pipe[0]);
     if (namespaced) {
@@ -332,6 +336,7 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   ::fcntl(output_pipe[0], F_SETFL, O_NONBLOCK);
   ChildProcess child(pid, result_pipe[0], output_pipe[0], options, *key, namespaced);
   child.scratch_.emplace(std::move(*scratch));
+  if (limit_group) child.limit_group_.emplace(std::move(*limit_group));
   return child;
 }
 
@@ -363,7 +368,8 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
       started_(other.started_),
       finished_(std::exchange(other.finished_, true)),
       result_(std::move(other.result_)),
-      scratch_(std::move(other.scratch_)) {}
+      scratch_(std::move(other.scratch_)),
+      limit_group_(std::move(other.limit_group_)) {}
 
 ChildProcess::~ChildProcess() {
   if (pid_ > 0 && !finished_) {
@@ -480,6 +486,7 @@ void ChildProcess::Finish(const rusage& usage) {
   CloseDescriptors();
   // Nothing of the plugin's is left running to write in it.
   scratch_.reset();
+  limit_group_.reset();
   ChannelMessages messages = ReadFrames(channel_bytes_, key_, channel_overflowed_);
   channel_bytes_ = std::string();
   result_.result = std::move(messages.result);

@@ -24,6 +24,7 @@
 #include "isolation/child_exit_codes.h"
 #include "isolation/confinement.h"
 #include "isolation/plugin_identity.h"
+#include "isolation/process_limit_group.h"
 #include "isolation/result_channel.h"
 
 namespace sectl::isolation {
@@ -131,6 +132,9 @@ class ChildProcess {
   ChildResult result_;
   // The plugin process's working directory (plugin_identity.h).
   std::optional<ScratchDirectory> scratch_;
+  // The pids cgroup its whole tree runs in, where there is one
+  // (process_limit_group.h).
+  std::optional<ProcessLimitGroup> limit_group_;
 };
 
 // Starts a child and supervises it to the end.

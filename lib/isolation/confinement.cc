@@ -17,6 +17,7 @@
 #include "isolation/child_process.h"
 #include "isolation/file_system_view.h"
 #include "isolation/namespaces.h"
+#include "isolation/process_limit_group.h"
 #include "isolation/result_channel.h"
 #include "isolation/sandbox.h"
 #include "isolation/secret_residue.h"
@@ -227,6 +228,9 @@ std::vector<std::string> DescribeConfinementInForce(const Confinement& confineme
   std::vector<std::string> lines{DescribeNamespaces(confinement.namespaces),
                                  DescribePluginIdentity(PluginIdentityFor(confinement))};
   lines.push_back(DescribeFileSystemView(confinement.namespaces && ProbeNamespaces().pid));
+  // Where the plugin is root's, its processes are bounded by the group
+  // alone; as nobody, RLIMIT_NPROC bounds them too.
+  if (::geteuid() == 0) lines.push_back(ProcessLimitGroup::Describe(kMaxPluginProcesses));
   const std::vector<std::string> sandbox = DescribeSandbox().lines;
   lines.insert(lines.end(), sandbox.begin(), sandbox.end());
   return lines;
