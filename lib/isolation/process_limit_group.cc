@@ -2,13 +2,13 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -106,7 +106,7 @@ void RemoveGroupsOfEndedProcesses(const std::string& directory) {
   for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
     const std::string name = entry.path().filename().string();
     if (!name.starts_with("sectl-")) continue;
-    const pid_t creator = static_cast<pid_t>(std::atol(name.c_str() + 6));
+    const auto creator = static_cast<pid_t>(std::atol(name.c_str() + 6));
     if (creator <= 0 || ::kill(creator, 0) == 0 || errno != ESRCH) continue;
     (void)::rmdir(entry.path().c_str());
   }
