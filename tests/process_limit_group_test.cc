@@ -66,9 +66,16 @@ TEST(ProcessLimitGroup, HoldsAForkingTreeToItsLimit) {
   // The child itself is one of the eight.
   EXPECT_EQ(WEXITSTATUS(status), static_cast<int>(kLimit) - 1);
 
-  // Its processes gone, the group goes with the object.
+  // Its processes gone, the group is kept for the next plugin process,
+  // empty and with its limit.
   { ProcessLimitGroup ended = std::move(*group); }
-  EXPECT_NE(::access(directory.c_str(), F_OK), 0) << directory;
+  auto next = ProcessLimitGroup::Create(kLimit);
+  ASSERT_TRUE(next.has_value()) << next.error().message();
+  EXPECT_EQ(next->path(), directory);
+  std::ifstream current(directory + "/pids.current");
+  uint64_t processes = 1;
+  EXPECT_TRUE(current >> processes);
+  EXPECT_EQ(processes, 0u);
 }
 
 TEST(ProcessLimitGroup, AGroupLeftByASectlThatWasKilledIsRemovedLater) {

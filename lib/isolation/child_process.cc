@@ -300,8 +300,16 @@ Expected<ChildProcess> ChildProcess::Start(const std::function<int(int result_fd
   setup.scratch = scratch->path();
   setup.writable = PluginWrites(options.confinement);
   setup.file_system_view = namespaced && FileSystemViewTrialFailure().empty();
+  // Where the plugin stays root, which RLIMIT_NPROC never bounds; as
+  // nobody, RLIMIT_NPROC does, and a group would cost each check a
+  // migration (about 10 ms: the kernel waits out an RCU grace period).
   // None where the kernel offers none: the report's confinement says so.
-  auto limit_group = ProcessLimitGroup::Create(kMaxPluginProcesses);
+  std::optional<ProcessLimitGroup> limit_group;
+  if (::geteuid() == 0 && !setup.identity.switch_user) {
+    if (auto created = ProcessLimitGroup::Create(kMaxPluginProcesses)) {
+      limit_group.emplace(std::move(*created));
+    }
+  }
   std::fflush(nullptr);  // nothing buffered may be written twice
   const pid_t pid =
       ForkPatiently([&] { return namespaced ? CloneIntoNamespaces(support) : ::fork(); });

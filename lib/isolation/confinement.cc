@@ -228,9 +228,11 @@ std::vector<std::string> DescribeConfinementInForce(const Confinement& confineme
   std::vector<std::string> lines{DescribeNamespaces(confinement.namespaces),
                                  DescribePluginIdentity(PluginIdentityFor(confinement))};
   lines.push_back(DescribeFileSystemView(confinement.namespaces && ProbeNamespaces().pid));
-  // Where the plugin is root's, its processes are bounded by the group
-  // alone; as nobody, RLIMIT_NPROC bounds them too.
-  if (::geteuid() == 0) lines.push_back(ProcessLimitGroup::Describe(kMaxPluginProcesses));
+  // Where the plugin stays root, its processes are bounded by the group
+  // alone; as nobody, RLIMIT_NPROC bounds them (DescribePluginIdentity).
+  if (::geteuid() == 0 && !PluginIdentityFor(confinement).switch_user) {
+    lines.push_back(ProcessLimitGroup::Describe(kMaxPluginProcesses));
+  }
   const std::vector<std::string> sandbox = DescribeSandbox().lines;
   lines.insert(lines.end(), sandbox.begin(), sandbox.end());
   return lines;

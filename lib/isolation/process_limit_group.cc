@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -128,11 +130,74 @@ bool WriteFile(const std::string& path, const std::string& text) {
   return (::close(fd) == 0) && written;
 }
 
+// Whether the group at `path` holds no process now.
+bool IsEmpty(const std::string& path) {
+  std::ifstream current(path + "/pids.current");
+  uint64_t count = 1;
+  return static_cast<bool>(current >> count) && count == 0;
+}
+
+// Groups emptied by ended plugin processes, kept for the next one: making
+// and removing a cgroup costs up to a millisecond on the runner's path (the
+// kernel waits out an RCU grace period), checking that one is empty a
+// read. Removed when this process ends (a killed one's by the next sectl:
+// RemoveGroupsLeftBehind).
+class IdleGroups {
+ public:
+  IdleGroups() = default;
+  IdleGroups(const IdleGroups&) = delete;
+  IdleGroups& operator=(const IdleGroups&) = delete;
+  IdleGroups(IdleGroups&&) = delete;
+  IdleGroups& operator=(IdleGroups&&) = delete;
+  ~IdleGroups() {
+    // A forked child that ran static destructors must not remove its
+    // parent's groups.
+    if (::getpid() != owner_) return;
+    for (const auto& [path, limit] : groups_) (void)::rmdir(path.c_str());
+  }
+
+  std::optional<std::string> Take(uint64_t max_processes) {
+    const std::lock_guard lock(mutex_);
+    // A forked child's copy names its parent's groups, which the parent
+    // may hand to another process tree at the same time.
+    if (::getpid() != owner_) {
+      groups_.clear();
+      owner_ = ::getpid();
+    }
+    while (!groups_.empty()) {
+      auto [path, limit] = std::move(groups_.back());
+      groups_.pop_back();
+      if (limit == max_processes && IsEmpty(path)) return path;
+      (void)::rmdir(path.c_str());
+    }
+    return std::nullopt;
+  }
+
+  void Put(std::string path, uint64_t max_processes) {
+    const std::lock_guard lock(mutex_);
+    if (::getpid() != owner_) return;  // not this process's to keep
+    groups_.emplace_back(std::move(path), max_processes);
+  }
+
+ private:
+  pid_t owner_ = ::getpid();
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, uint64_t>> groups_;
+};
+
+IdleGroups& TheIdleGroups() {
+  static IdleGroups groups;
+  return groups;
+}
+
 }  // namespace
 
 Expected<ProcessLimitGroup> ProcessLimitGroup::Create(uint64_t max_processes) {
   const PidsParent& parent = ThePidsParent();
   if (parent.directory.empty()) return Fail(ErrorCode::kFailedPrecondition, parent.why_none);
+  if (std::optional<std::string> idle = TheIdleGroups().Take(max_processes)) {
+    return ProcessLimitGroup(std::move(*idle), max_processes);
+  }
   static std::atomic<unsigned> groups_made{0};
   const std::string path = fmt::format("{}/sectl-{}-{}", parent.directory, ::getpid(),
                                        groups_made.fetch_add(1, std::memory_order_relaxed));
@@ -141,7 +206,7 @@ Expected<ProcessLimitGroup> ProcessLimitGroup::Create(uint64_t max_processes) {
                 fmt::format("cannot create a pids cgroup in {}: {}", parent.directory,
                             std::strerror(errno)));
   }
-  ProcessLimitGroup group(path);
+  ProcessLimitGroup group(path, max_processes);
   if (!WriteFile(path + "/pids.max", fmt::format("{}\n", max_processes))) {
     return Fail(ErrorCode::kFailedPrecondition,
                 fmt::format("cannot set {}/pids.max: {}", path, std::strerror(errno)));
@@ -165,23 +230,30 @@ void ProcessLimitGroup::RemoveGroupsLeftBehind() {
   if (!parent.directory.empty()) RemoveGroupsOfEndedProcesses(parent.directory);
 }
 
-ProcessLimitGroup::ProcessLimitGroup(std::string path)
-    : path_(std::move(path)), procs_file_(path_ + "/cgroup.procs") {}
+ProcessLimitGroup::ProcessLimitGroup(std::string path, uint64_t max_processes)
+    : path_(std::move(path)), procs_file_(path_ + "/cgroup.procs"), max_processes_(max_processes) {}
 
 ProcessLimitGroup::ProcessLimitGroup(ProcessLimitGroup&& other) noexcept
-    : path_(std::exchange(other.path_, {})), procs_file_(std::exchange(other.procs_file_, {})) {}
+    : path_(std::exchange(other.path_, {})),
+      procs_file_(std::exchange(other.procs_file_, {})),
+      max_processes_(other.max_processes_) {}
 
 ProcessLimitGroup& ProcessLimitGroup::operator=(ProcessLimitGroup&& other) noexcept {
   if (this != &other) {
     ProcessLimitGroup old(std::move(*this));
     path_ = std::exchange(other.path_, {});
     procs_file_ = std::exchange(other.procs_file_, {});
+    max_processes_ = other.max_processes_;
   }
   return *this;
 }
 
 ProcessLimitGroup::~ProcessLimitGroup() {
   if (path_.empty()) return;
+  if (IsEmpty(path_)) {
+    TheIdleGroups().Put(std::move(path_), max_processes_);
+    return;
+  }
   // The group's last processes may still be on their way out (a zombie
   // counts until reaped): a few tries, then it is left behind, empty soon,
   // as the kernel allows.

@@ -46,7 +46,8 @@ class ProcessLimitGroup {
   ProcessLimitGroup& operator=(ProcessLimitGroup&& other) noexcept;
   ProcessLimitGroup(const ProcessLimitGroup&) = delete;
   ProcessLimitGroup& operator=(const ProcessLimitGroup&) = delete;
-  // Removes the group; once its processes have ended it is empty.
+  // Gives the group back once its processes have ended: kept empty for the
+  // next Create of this process, removed when the process ends.
   ~ProcessLimitGroup();
 
   // In the forked child, before it forks or runs anything else: moves the
@@ -57,10 +58,11 @@ class ProcessLimitGroup {
   const std::string& path() const { return path_; }
 
  private:
-  explicit ProcessLimitGroup(std::string path);
+  ProcessLimitGroup(std::string path, uint64_t max_processes);
 
   std::string path_;        // the group's directory; empty once moved from
   std::string procs_file_;  // path_ + "/cgroup.procs", built before the fork
+  uint64_t max_processes_ = 0;
 };
 
 }  // namespace sectl::isolation
