@@ -92,7 +92,8 @@ INSTANTIATE_TEST_SUITE_P(FieldCorpus, CorrectFieldPlugin,
                          ::testing::Values("field_test_util_style", "field_sizeof_style",
                                            "field_memset_style", "field_no_struct_size",
                                            "field_synchronous", "field_constant_device_count",
-                                           "field_cxx_whole_struct"),
+                                           "field_cxx_whole_struct", "field_sample_kernels",
+                                           "field_framework_linked"),
                          [](const auto& info) { return info.param; });
 
 // ---- Defects ----------------------------------------------------------------

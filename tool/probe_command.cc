@@ -42,8 +42,8 @@ CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options) {
       ->check(CLI::IsMember(HostGenerationIds()))
       ->capture_default_str();
   probe->add_flag("--lazy", options.lazy,
-                  "Bind symbols lazily (RTLD_LAZY), for plugins that also carry kernel code "
-                  "referring to TensorFlow symbols");
+                  "Bind symbols lazily (RTLD_LAZY), for plugins whose kernel code refers to "
+                  "TensorFlow symbols sectl does not provide (its C++ API)");
   probe
       ->add_option("--timeout", options.timeout_seconds,
                    "Seconds before a plugin that does not return is killed")

@@ -19,6 +19,7 @@
 #include "loader/exported_symbols.h"
 #include "loader/fatal_signal_handlers.h"
 #include "loader/plugin_file_pin.h"
+#include "loader/tensorflow_stand_ins.h"
 #include "loader/tvm_backend_library.h"
 #include "remote/plugin_server.h"
 
@@ -146,11 +147,25 @@ std::string ExplainDlopenFailure(const std::string& path, const std::string& dle
           "that library, or it is another version than the one the plugin was built against)",
           path, needing, symbol);
     }
+    // TensorFlow's C++ API (tensorflow::, tsl::, absl:: in TensorFlow's
+    // build): only TensorFlow's own libraries define it, and a plugin that
+    // registers kernels through it (REGISTER_KERNEL_BUILDER) runs in
+    // nothing but the TensorFlow it was built against.
+    for (const std::string_view prefix : {"_ZN10tensorflow", "_ZNK10tensorflow", "_ZN3tsl",
+                                          "_ZNK3tsl", "_ZTIN10tensorflow", "_ZTVN10tensorflow"}) {
+      if (symbol.starts_with(prefix)) {
+        return fmt::format(
+            "{}: needs TensorFlow's C++ API (unresolved symbol {}), which only TensorFlow's own "
+            "libraries define: sectl provides TensorFlow's C API, so a plugin whose kernels use "
+            "the C++ API cannot be loaded outside TensorFlow{}",
+            path, symbol, lazy ? "" : " (--lazy defers the symbol, if only kernels use it)");
+      }
+    }
     std::string hint;
     if (!lazy && symbol.starts_with("TF_")) {
       hint =
-          "; it is a TensorFlow symbol sectl does not provide: try --lazy if it is only "
-          "used by kernel code";
+          "; it is a TensorFlow C function sectl does not provide (lib/tf_c_api lists those it "
+          "does): try --lazy if only kernel code calls it";
     }
     return fmt::format("{}: unresolved symbol {}{}", path, symbol, hint);
   }
@@ -322,6 +337,13 @@ Expected<PluginLibrary> PluginLibrary::Open(const std::string& path, const LoadO
       return tl::unexpected(preloaded.error());
     }
   }
+  // What TensorFlow's installation provides by name (a StreamExecutor
+  // plugin's modules need it; a TVM runtime does not).
+  if (!tvm_runtime && options.abi != PluginAbi::kTvmCDevice) {
+    if (auto stand_ins = LoadTensorFlowStandIns(); !stand_ins) {
+      return tl::unexpected(stand_ins.error());
+    }
+  }
   ::dlerror();  // clear any stale message
   void* handle = ::dlopen(path.c_str(), mode);
   if (handle == nullptr) {
@@ -365,6 +387,11 @@ Expected<PluginLibrary> PluginLibrary::OpenInServer(const std::string& path,
     const ReadOnlyDescriptor file(path);
     if (auto verified = VerifyBeforeLoading(path, *pinned, file); !verified) {
       return tl::unexpected(verified.error());
+    }
+  }
+  for (const std::string& stand_in : TensorFlowStandIns()) {
+    if (auto loaded = server.LoadHostLibrary(stand_in); !loaded) {
+      return tl::unexpected(loaded.error());
     }
   }
   auto init = server.Load(path, options.lazy);

@@ -26,8 +26,8 @@ enum class PluginAbi {
 };
 
 struct LoadOptions {
-  // RTLD_LAZY instead of RTLD_NOW: for plugins that also carry kernel code
-  // referring to TensorFlow symbols sectl does not provide.
+  // RTLD_LAZY instead of RTLD_NOW: for plugins whose kernel code refers to
+  // TensorFlow symbols sectl does not provide (its C++ API).
   bool lazy = false;
   // kTvmCDevice, kTvmRuntime: do not look for SE_InitPlugin (init_plugin()
   // is null).

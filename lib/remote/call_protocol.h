@@ -26,7 +26,8 @@ namespace sectl::remote {
 //    kResourcesInUse, for the leak checks; a status message's whole length.
 // 5: kExitProcess, so that the plugin's library destructors run as they do
 //    when TensorFlow's process exits.
-inline constexpr uint32_t kProtocolVersion = 5;
+// 6: kLoadHostLibrary, for sectl's stand-ins of TensorFlow's libraries.
+inline constexpr uint32_t kProtocolVersion = 6;
 inline constexpr size_t kMaxCallArguments = 12;
 // A plugin's status message, a dlerror text, a path, a plugin string, or
 // one chunk of plugin memory read or written.
@@ -70,6 +71,11 @@ enum class RequestKind : uint32_t {
   // threads the plugin started still running. The judge learns how that
   // went from how the server ends.
   kExitProcess = 9,
+  // text: the path of one of sectl's own libraries that stands in for the
+  // host's (loader/tensorflow_stand_ins.h), loaded before the plugin so that
+  // a plugin naming it as needed finds it loaded; answer: kFailed with
+  // dlerror's text when it cannot be loaded.
+  kLoadHostLibrary = 10,
 };
 
 // The plugin process's resources (kResourcesInUse): its threads and

@@ -479,6 +479,20 @@ Expected<uint64_t> PluginServer::Load(const std::string& plugin_path, bool lazy)
   return reply->result;
 }
 
+Expected<void> PluginServer::LoadHostLibrary(const std::string& path) {
+  Request request;
+  request.kind = RequestKind::kLoadHostLibrary;
+  PutText(request, path);
+  auto reply = Exchange(request);
+  if (!reply) return tl::unexpected(reply.error());
+  if (reply->outcome != Outcome::kReturned) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("sectl could not load its stand-in {} in the plugin's process: {}",
+                            path, std::string_view(reply->text, reply->text_length)));
+  }
+  return {};
+}
+
 Expected<CallAnswer> PluginServer::Call(abi::PluginFunction function, uint64_t target,
                                         std::span<const uint64_t> words, int32_t status_code,
                                         const std::string& status_text) {

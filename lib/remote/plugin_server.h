@@ -121,6 +121,9 @@ class PluginServer {
   // the address of the plugin's SE_InitPlugin there (0 when it exports
   // none), or the dlopen error.
   Expected<uint64_t> Load(const std::string& plugin_path, bool lazy = false);
+  // Loads one of sectl's stand-ins for a host library into the server
+  // (kLoadHostLibrary), before Load; kInternal when it cannot be loaded.
+  Expected<void> LoadHostLibrary(const std::string& path);
 
   // Calls `function` at `target` in the server with `words` (pointers into
   // the arena, or the plugin's own values), its TF_Status holding

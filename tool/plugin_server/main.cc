@@ -235,6 +235,19 @@ Reply Load(const Request& request) {
   return reply;
 }
 
+Reply LoadHostLibrary(const Request& request) {
+  Reply reply;
+  const std::string path(request.text, request.text_length);
+  ::dlerror();
+  // Never closed: the plugin may need it for the life of the process.
+  if (::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) {
+    const char* why = ::dlerror();
+    reply.outcome = Outcome::kFailed;
+    PutText(reply, why != nullptr ? why : "dlopen failed");
+  }
+  return reply;
+}
+
 Reply Call(const Request& request) {
   Reply reply;
   const auto function = static_cast<sectl::abi::PluginFunction>(request.function);
@@ -363,6 +376,8 @@ std::optional<Reply> Answer(const Request& request) {
   switch (request.kind) {
     case RequestKind::kLoad:
       return Load(request);
+    case RequestKind::kLoadHostLibrary:
+      return LoadHostLibrary(request);
     case RequestKind::kCall:
       return Call(request);
     case RequestKind::kReadString:

@@ -1,0 +1,60 @@
+// Plugins with a kernel module load as TensorFlow loads them, with RTLD_NOW
+// and no --lazy: sectl's executables export TensorFlow's C API
+// (lib/tf_c_api/) and load stand-ins for the TensorFlow libraries a plugin
+// names as needed (loader/tensorflow_stand_ins.h), in the plugin server and
+// in sectl's own process alike. A plugin that needs TensorFlow's C++ API is
+// refused with a message that says so.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sectl_process.h"
+
+namespace sectl::testing {
+namespace {
+
+std::string FieldPlugin(const std::string& name) {
+  return std::string(SECTL_FIELD_PLUGIN_DIR) + "/" + name + ".so";
+}
+
+struct Loading {
+  std::string plugin;
+  std::vector<std::string> extra;  // flags beyond the plugin
+
+  friend void PrintTo(const Loading& loading, std::ostream* out) {
+    *out << loading.plugin << (loading.extra.empty() ? "" : " in sectl's own process");
+  }
+};
+
+class KernelModulePlugin : public ::testing::TestWithParam<Loading> {};
+
+TEST_P(KernelModulePlugin, LoadsWithoutLazyBinding) {
+  std::vector<std::string> arguments = {"probe", FieldPlugin(GetParam().plugin)};
+  arguments.insert(arguments.end(), GetParam().extra.begin(), GetParam().extra.end());
+  const CommandResult run = RunSectl(arguments);
+  EXPECT_EQ(run.exit_code, 0) << run.err << run.out;
+  EXPECT_NE(run.out.find("WHOLE_STRUCT"), std::string::npos) << run.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TensorFlowApi, KernelModulePlugin,
+    ::testing::Values(Loading{"field_sample_kernels", {}}, Loading{"field_framework_linked", {}},
+                      // In sectl's own process: the stand-ins are loaded there too.
+                      Loading{"field_framework_linked", {"--isolation", "none"}}),
+    [](const auto& info) {
+      return info.param.plugin + (info.param.extra.empty() ? "" : "_in_process");
+    });
+
+TEST(TensorFlowApi, APluginOfTheCxxApiIsRefusedSayingSo) {
+  const CommandResult run = RunSectl({"probe", FieldPlugin("field_cxx_kernel_api")});
+  EXPECT_EQ(run.exit_code, 1) << run.err << run.out;
+  // The first of its references the loader meets: the base class's type
+  // information or its destructor.
+  EXPECT_NE(run.err.find("needs TensorFlow's C++ API (unresolved symbol _Z"), std::string::npos)
+      << run.err;
+}
+
+}  // namespace
+}  // namespace sectl::testing
