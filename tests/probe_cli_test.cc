@@ -293,7 +293,7 @@ INSTANTIATE_TEST_SUITE_P(
     Fixtures, ProbeFailure,
     ::testing::Values(
         LoadFailure{"needs_missing_library", {}, "needs library libsectl_fixture_ghost.so"},
-        LoadFailure{"unresolved_symbol", {}, "unresolved symbol TF_NewKernelBuilder"},
+        LoadFailure{"unresolved_symbol", {}, "unresolved symbol TF_NewGraph"},
         LoadFailure{"no_entry_point", {}, "does not export SE_InitPlugin"},
         LoadFailure{"draft_entry_point", {}, "exports SE_InitializePlugin"},
         LoadFailure{"init_fails", {}, "SE_InitPlugin failed: UNAVAILABLE: fixture: no device"},

@@ -6,6 +6,7 @@
 // refused with a message that says so.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -46,6 +47,42 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) {
       return info.param.plugin + (info.param.extra.empty() ? "" : "_in_process");
     });
+
+// The modules TensorFlow's loader would find, read from the plugin's
+// exported symbols, with the TensorFlow libraries it names as needed.
+TEST(TensorFlowApi, ProbeListsTheModulesTheLoaderWouldFind) {
+  const CommandResult run =
+      RunSectl({"probe", FieldPlugin("field_framework_linked"), "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << run.out;
+  std::vector<std::string> exported;
+  for (const auto& module : report["modules"]) {
+    if (module["exported"].get<bool>()) exported.push_back(module["entry_point"]);
+  }
+  EXPECT_EQ(exported, (std::vector<std::string>{"SE_InitPlugin", "TF_InitKernel"}));
+  EXPECT_EQ(report["tensorflow_libraries_needed"],
+            nlohmann::json::array({"libtensorflow_framework.so.2"}));
+}
+
+// The community sample's graph module, under a name no loader looks up.
+TEST(TensorFlowApi, AGraphModuleUnderTheSamplesNameIsAWarning) {
+  const CommandResult run =
+      RunSectl({"probe", FieldPlugin("field_sample_kernels"), "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << run.out;
+  bool warned = false;
+  for (const auto& finding : report["findings"]) {
+    if (finding["id"] == "module.graph.entry_point_misnamed") {
+      warned = true;
+      EXPECT_EQ(finding["severity"], "warning");
+      EXPECT_NE(finding["message"].get<std::string>().find("TF_InitGraph"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(warned) << report["findings"].dump(2);
+  EXPECT_TRUE(report["tensorflow_libraries_needed"].empty());
+}
 
 TEST(TensorFlowApi, APluginOfTheCxxApiIsRefusedSayingSo) {
   const CommandResult run = RunSectl({"probe", FieldPlugin("field_cxx_kernel_api")});

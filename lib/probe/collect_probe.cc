@@ -15,6 +15,7 @@
 #include "host/platform.h"
 #include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
+#include "probe/plugin_modules.h"
 #include "remote/plugin_server.h"
 #include "tvm/device_api.h"
 
@@ -184,6 +185,12 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   report.plugin.entry_symbol = "SE_InitPlugin";
   report.plugin.lazy_binding = options.lazy;
   if (pinned) report.plugin.sha256 = pinned->sha256();
+  // The file loaded already, so it reads as a shared library.
+  if (auto scan = ScanPluginModules(report.plugin.path)) {
+    report.modules = std::move(scan->modules);
+    report.tensorflow_libraries_needed = std::move(scan->tensorflow_libraries_needed);
+    report.findings.insert(report.findings.end(), scan->findings.begin(), scan->findings.end());
+  }
 
   auto platform = host::Platform::Create(
       *library, journal, {.generation = options.generation, .server = server.get()});

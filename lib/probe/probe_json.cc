@@ -37,6 +37,8 @@ namespace sectl::probe {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginFile, path, size_bytes, sha256, entry_symbol,
                                                 lazy_binding)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginModule, entry_point, module, exported,
+                                                what_sectl_does)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StructSize, struct_name, reported_bytes,
                                                 current_bytes, verdict, description)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Version, major, minor, patch)
@@ -61,10 +63,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompatProblem, kind, message)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Compatibility, tf_version, description, loads,
                                                 problems)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeReport, tool_version, plugin, host_generation,
-                                                host_generation_description, abi_vintage,
-                                                struct_sizes, platform, device_count,
-                                                device_count_error, devices, callbacks, compat,
-                                                findings, host, plugin_output)
+                                                host_generation_description, abi_vintage, modules,
+                                                tensorflow_libraries_needed, struct_sizes, platform,
+                                                device_count, device_count_error, devices,
+                                                callbacks, compat, findings, host, plugin_output)
 
 std::string ProbeReportToJson(const ProbeReport& report) {
   nlohmann::ordered_json document;
@@ -74,8 +76,8 @@ std::string ProbeReportToJson(const ProbeReport& report) {
   const nlohmann::json body = report;
   for (const char* key :
        {"tool_version", "plugin", "host_generation", "host_generation_description", "abi_vintage",
-        "platform", "device_count", "device_count_error", "devices", "struct_sizes", "callbacks",
-        "compat", "findings", "plugin_output", "host"}) {
+        "modules", "tensorflow_libraries_needed", "platform", "device_count", "device_count_error",
+        "devices", "struct_sizes", "callbacks", "compat", "findings", "plugin_output", "host"}) {
     document[key] = body.at(key);
   }
   return EncodeJson(document, 2) + "\n";

@@ -119,12 +119,25 @@ struct Compatibility {
   std::vector<CompatProblem> problems;
 };
 
+// One of the entry points TensorFlow's loader looks up, in its order, and
+// whether the plugin exports it (probe/plugin_modules.h).
+struct PluginModule {
+  std::string entry_point;  // "TF_InitKernel"
+  std::string module;       // "kernels"
+  bool exported = false;
+  std::string what_sectl_does;  // for an exported one: "loaded and checked", ...
+};
+
 struct ProbeReport {
   std::string tool_version;
   PluginFile plugin;
   std::string host_generation;  // "latest", "2.7", ...
   std::string host_generation_description;
   std::string abi_vintage;  // the header generation the struct sizes point to
+  std::vector<PluginModule> modules;
+  // TensorFlow's libraries the plugin names as needed, met by sectl's
+  // stand-ins (loader/tensorflow_stand_ins.h).
+  std::vector<std::string> tensorflow_libraries_needed;
   std::vector<StructSize> struct_sizes;
   PlatformDescription platform;
   std::optional<int> device_count;

@@ -201,6 +201,19 @@ std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style)
   out.Row("Host emulated", fmt::format("{} (--tf-version {})", report.host_generation_description,
                                        report.host_generation));
 
+  if (!report.modules.empty()) {
+    // TensorFlow's loader initialises each module it finds, in this order.
+    out.Section("Modules");
+    for (const PluginModule& module : report.modules) {
+      out.Row(module.entry_point, module.exported
+                                      ? fmt::format("{}: {}", module.module, module.what_sectl_does)
+                                      : fmt::format("{}: not exported", module.module));
+    }
+    for (const std::string& library : report.tensorflow_libraries_needed) {
+      out.Row("Needs", fmt::format("{} (TensorFlow's; sectl loads its stand-in)", library));
+    }
+  }
+
   out.Section("Platform");
   out.Row("Name", report.platform.name.empty() ? "(not set)" : report.platform.name);
   out.Row("Type", report.platform.type.empty() ? "(not set)" : report.platform.type);
