@@ -150,6 +150,13 @@ void RecordLogMessage(LogMessage message) noexcept;
 // long as the program.
 void NoteUnprovided(const char* function, TF_Status* status) noexcept;
 
+// Clears an out-parameter the plugin passed, when it passed one: what a
+// stand-in leaves there is a zero, never what was there before.
+template <typename Value>
+void ClearOutParameter(Value* out) noexcept {
+  if (out != nullptr) *out = Value{};
+}
+
 // Sets status (when not null) to `code` with the message
 // "<function>: <problem>", or just the problem when function is null. Formats
 // into a fixed buffer, so it works when memory has run out.

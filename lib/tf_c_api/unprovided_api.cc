@@ -46,6 +46,7 @@ static_assert(sizeof(TF_Bool) == 1);
 
 namespace {
 
+using sectl::tf_c_api::ClearOutParameter;
 using sectl::tf_c_api::LogMessage;
 using sectl::tf_c_api::NoteUnprovided;
 
@@ -57,13 +58,6 @@ constexpr const char* kReportedTensorFlowVersion = "2.21.0-sectl";
 // tensorflow::Allocator::kAllocatorAlignment: what TensorFlow's allocators
 // align tensor memory to (a multiple of every Eigen alignment).
 constexpr size_t kTensorAlignment = 64;
-
-template <typename Value>
-void Clear(Value* out) {
-  if (out != nullptr) {
-    *out = Value{};
-  }
-}
 
 // A C caller may pass any int as an enum; reading such a value as the enum is
 // undefined in C++, so the bits are read as an int.
@@ -339,8 +333,8 @@ void TF_DeleteDir(const char* /*dirname*/, TF_Status* status) { NoteUnprovided(_
 
 void TF_DeleteRecursively(const char* /*dirname*/, int64_t* undeleted_file_count,
                           int64_t* undeleted_dir_count, TF_Status* status) {
-  Clear(undeleted_file_count);
-  Clear(undeleted_dir_count);
+  ClearOutParameter(undeleted_file_count);
+  ClearOutParameter(undeleted_dir_count);
   NoteUnprovided(__func__, status);
 }
 
@@ -350,7 +344,7 @@ void TF_FileStat(const char* /*filename*/, TF_FileStatistics* /*stats*/, TF_Stat
 
 void TF_NewWritableFile(const char* /*filename*/, TF_WritableFileHandle** handle,
                         TF_Status* status) {
-  Clear(handle);
+  ClearOutParameter(handle);
   NoteUnprovided(__func__, status);
 }
 
@@ -376,7 +370,7 @@ void TF_DeleteFile(const char* /*filename*/, TF_Status* status) {
 }
 
 bool TF_StringStreamNext(TF_StringStream* /*list*/, const char** result) {
-  Clear(result);
+  ClearOutParameter(result);
   NoteUnprovided(__func__, nullptr);
   return false;
 }

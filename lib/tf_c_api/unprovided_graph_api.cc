@@ -72,14 +72,8 @@ static_assert(offsetof(TF_ProfilerRegistrationParams, destroy_profiler_fns) == 5
 
 namespace {
 
+using sectl::tf_c_api::ClearOutParameter;
 using sectl::tf_c_api::NoteUnprovided;
-
-template <typename Value>
-void Clear(Value* out) {
-  if (out != nullptr) {
-    *out = Value{};
-  }
-}
 
 }  // namespace
 
@@ -87,8 +81,8 @@ extern "C" {
 
 void TF_GetNodesToPreserveListSize(const TF_GrapplerItem* /*item*/, int* num_values,
                                    size_t* storage_size, TF_Status* status) {
-  Clear(num_values);
-  Clear(storage_size);
+  ClearOutParameter(num_values);
+  ClearOutParameter(storage_size);
   NoteUnprovided(__func__, status);
 }
 
@@ -100,8 +94,8 @@ void TF_GetNodesToPreserveList(const TF_GrapplerItem* /*item*/, char** /*values*
 
 void TF_GetFetchNodesListSize(const TF_GrapplerItem* /*item*/, int* num_values,
                               size_t* storage_size, TF_Status* status) {
-  Clear(num_values);
-  Clear(storage_size);
+  ClearOutParameter(num_values);
+  ClearOutParameter(storage_size);
   NoteUnprovided(__func__, status);
 }
 
@@ -129,13 +123,13 @@ void TF_InferStatically(TF_GraphProperties* /*graph_properties*/, TF_Bool /*assu
 
 void TF_GetInputPropertiesListSize(TF_GraphProperties* /*graph_properties*/, const char* /*name*/,
                                    int* num_values, TF_Status* status) {
-  Clear(num_values);
+  ClearOutParameter(num_values);
   NoteUnprovided(__func__, status);
 }
 
 void TF_GetOutputPropertiesListSize(TF_GraphProperties* /*graph_properties*/, const char* /*name*/,
                                     int* num_values, TF_Status* status) {
-  Clear(num_values);
+  ClearOutParameter(num_values);
   NoteUnprovided(__func__, status);
 }
 

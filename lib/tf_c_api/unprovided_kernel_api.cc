@@ -27,15 +27,8 @@ static_assert(sizeof(TF_StringView) == 16);
 
 namespace {
 
+using sectl::tf_c_api::ClearOutParameter;
 using sectl::tf_c_api::NoteUnprovided;
-
-// Clears an out-parameter the plugin passed, when it passed one.
-template <typename Value>
-void Clear(Value* out) {
-  if (out != nullptr) {
-    *out = Value{};
-  }
-}
 
 // Views of strings the host would own; empty, but never NULL, for callers
 // that build a std::string from them without checking.
@@ -70,7 +63,7 @@ int TF_NumOutputs(TF_OpKernelContext* /*ctx*/) {
 }
 
 void TF_GetInput(TF_OpKernelContext* /*ctx*/, int /*i*/, TF_Tensor** tensor, TF_Status* status) {
-  Clear(tensor);
+  ClearOutParameter(tensor);
   NoteUnprovided(__func__, status);
 }
 
@@ -205,8 +198,8 @@ TF_StringView TF_GetOpKernelRequestedInput(TF_OpKernelContext* /*ctx*/, size_t /
 void TF_OpKernelConstruction_GetAttrSize(TF_OpKernelConstruction* /*ctx*/,
                                          const char* /*attr_name*/, int32_t* list_size,
                                          int32_t* total_size, TF_Status* status) {
-  Clear(list_size);
-  Clear(total_size);
+  ClearOutParameter(list_size);
+  ClearOutParameter(total_size);
   NoteUnprovided(__func__, status);
 }
 
@@ -249,7 +242,7 @@ void TF_OpKernelConstruction_GetAttrString(TF_OpKernelConstruction* /*ctx*/,
 void TF_OpKernelConstruction_GetAttrTensor(TF_OpKernelConstruction* /*ctx*/,
                                            const char* /*attr_name*/, TF_Tensor** val,
                                            TF_Status* status) {
-  Clear(val);
+  ClearOutParameter(val);
   NoteUnprovided(__func__, status);
 }
 
@@ -389,7 +382,7 @@ void TF_MaybeLockVariableInputMutexesInOrder(
     TF_OpKernelContext* /*ctx*/, bool /*do_lock*/, bool /*sparse*/, const int* const /*inputs*/,
     size_t /*len*/, void (* /*copyFunc*/)(TF_OpKernelContext*, TF_Tensor*, TF_Tensor*),
     TF_VariableInputLockHolder** lockHolder, TF_Status* status) {
-  Clear(lockHolder);
+  ClearOutParameter(lockHolder);
   NoteUnprovided(__func__, status);
 }
 
@@ -398,7 +391,7 @@ void TF_GetInputTensorFromVariable(TF_OpKernelContext* /*ctx*/, int /*input*/, b
                                    void (* /*copyFunc*/)(TF_OpKernelContext*, TF_Tensor*,
                                                          TF_Tensor*),
                                    TF_Tensor** out, TF_Status* status) {
-  Clear(out);
+  ClearOutParameter(out);
   NoteUnprovided(__func__, status);
 }
 
@@ -414,7 +407,7 @@ void TF_ReleaseVariableInputLockHolder(TF_VariableInputLockHolder* /*lockHolder*
 
 void TF_GetInputByName(TF_OpKernelContext* /*ctx*/, const char* /*inputName*/, TF_Tensor** tensor,
                        TF_Status* status) {
-  Clear(tensor);
+  ClearOutParameter(tensor);
   NoteUnprovided(__func__, status);
 }
 
