@@ -147,7 +147,7 @@ std::string ExplainDlopenFailure(const std::string& path, const std::string& dle
           "that library, or it is another version than the one the plugin was built against)",
           path, needing, symbol);
     }
-    // TensorFlow's C++ API (tensorflow::, tsl::, absl:: in TensorFlow's
+XX
     // build): only TensorFlow's own libraries define it, and a plugin that
     // registers kernels through it (REGISTER_KERNEL_BUILDER) runs in
     // nothing but the TensorFlow it was built against.
