@@ -147,8 +147,8 @@ std::string ExplainDlopenFailure(const std::string& path, const std::string& dle
           "that library, or it is another version than the one the plugin was built against)",
           path, needing, symbol);
     }
-XX
-    // build): only TensorFlow's own libraries define it, and a plugin that
+    // TensorFlow's C++ API (tensorflow::, and tsl:: it is built on): only
+    // TensorFlow's own libraries define it, and a plugin that
     // registers kernels through it (REGISTER_KERNEL_BUILDER) runs in
     // nothing but the TensorFlow it was built against.
     for (const std::string_view prefix : {"_ZN10tensorflow", "_ZNK10tensorflow", "_ZN3tsl",
