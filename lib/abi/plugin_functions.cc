@@ -24,6 +24,9 @@ constexpr std::array kFunctions = {
 #undef SECTL_TVM_RUNTIME_FUNCTION
 #undef SECTL_TVM_DEVICE_HOOK
 #undef SECTL_PLUGIN_FUNCTION
+    PluginFunctionInfo{PluginFunction::kInitKernel, "", "TF_InitKernel", 0},
+    PluginFunctionInfo{PluginFunction::kInitGraph, "", "TF_InitGraph", 0},
+    PluginFunctionInfo{PluginFunction::kInitProfiler, "", "TF_InitProfiler", 0},
 };
 static_assert(kFunctions.size() == static_cast<size_t>(PluginFunction::kCount));
 
@@ -33,6 +36,7 @@ constexpr PluginFunctionInfo kUnknownFunctionInfo{PluginFunction::kCount, "", kU
 constexpr size_t kFirstTvmHook = static_cast<size_t>(PluginFunction::kTvmDevice0Init);
 constexpr size_t kFirstTvmRuntimeFunction =
     static_cast<size_t>(PluginFunction::kTvmDeviceAllocDataSpace);
+constexpr size_t kFirstModuleEntryPoint = static_cast<size_t>(PluginFunction::kInitKernel);
 
 std::string TvmHookName(const PluginFunctionInfo& info, std::string_view device) {
   return std::string(info.struct_name) + std::string(device) + std::string(info.member);
@@ -55,7 +59,7 @@ std::array<std::string_view, kFunctions.size()>& QualifiedNames() {
     std::array<std::string_view, kFunctions.size()> result;
     for (size_t i = 0; i < kFunctions.size(); ++i) {
       const auto& info = kFunctions[i];
-      if (i >= kFirstTvmRuntimeFunction) {
+      if (i >= kFirstTvmRuntimeFunction) {  // and the module entry points after them
         result[i] = info.member;
       } else if (i >= kFirstTvmHook) {
         result[i] = Kept(TvmHookName(info, "<device " + std::to_string(info.offset) + ">"));
@@ -99,11 +103,21 @@ std::span<const PluginFunctionInfo> TvmDeviceHooks() {
 }
 
 std::span<const PluginFunctionInfo> TvmRuntimeFunctions() {
-  return std::span(kFunctions).subspan(kFirstTvmRuntimeFunction);
+  return std::span(kFunctions)
+      .subspan(kFirstTvmRuntimeFunction, kFirstModuleEntryPoint - kFirstTvmRuntimeFunction);
 }
 
 bool IsTvmRuntimeFunction(PluginFunction function) {
-  return IsPluginFunction(function) && static_cast<size_t>(function) >= kFirstTvmRuntimeFunction;
+  const auto index = static_cast<size_t>(function);
+  return index >= kFirstTvmRuntimeFunction && index < kFirstModuleEntryPoint;
+}
+
+std::span<const PluginFunctionInfo> ModuleEntryPoints() {
+  return std::span(kFunctions).subspan(kFirstModuleEntryPoint);
+}
+
+bool IsModuleEntryPoint(PluginFunction function) {
+  return IsPluginFunction(function) && static_cast<size_t>(function) >= kFirstModuleEntryPoint;
 }
 
 void SetTvmDeviceNames(std::string_view slot0, std::string_view slot1) {

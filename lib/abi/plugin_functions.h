@@ -20,6 +20,12 @@ enum class PluginFunction : uint8_t {
 #undef SECTL_TVM_RUNTIME_FUNCTION
 #undef SECTL_TVM_DEVICE_HOOK
 #undef SECTL_PLUGIN_FUNCTION
+  // The entry points of a plugin's other modules, which TensorFlow's loader
+  // calls after SE_InitPlugin, in this order (docs/plugin-modules.md). Last:
+  // a trace records functions by number, so new ones never renumber old.
+  kInitKernel,    // void TF_InitKernel(void)
+  kInitGraph,     // void TF_InitGraph(TP_OptimizerRegistrationParams*, TF_Status*)
+  kInitProfiler,  // void TF_InitProfiler(TF_ProfilerRegistrationParams*, TF_Status*)
   kCount,
 };
 // The journal keeps a function in one byte (JournalEntry, JournalRegion).
@@ -81,6 +87,12 @@ std::span<const PluginFunctionInfo> TvmDeviceHooks();
 // which is also its QualifiedName; offset 0.
 std::span<const PluginFunctionInfo> TvmRuntimeFunctions();
 bool IsTvmRuntimeFunction(PluginFunction function);
+
+// The module entry points after SE_InitPlugin (TF_InitKernel, TF_InitGraph,
+// TF_InitProfiler), in TensorFlow's order: struct_name empty, member the
+// exported name, which is also its QualifiedName; offset 0.
+std::span<const PluginFunctionInfo> ModuleEntryPoints();
+bool IsModuleEntryPoint(PluginFunction function);
 
 // Names the devices in the two TVM slots (their C names, "Woofles"), so
 // QualifiedName gives "TVMDeviceWooflesOpen". Until then a slot's hooks are

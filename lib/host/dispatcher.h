@@ -123,6 +123,13 @@ class Dispatcher {
     return InvokeWithStatus(abi::PluginFunction::kInitPlugin, init_plugin, params);
   }
 
+  // Calls the plugin's exported TF_InitKernel, after SE_InitPlugin, as
+  // TensorFlow's loader does; what it registers is recorded by sectl's
+  // TensorFlow C API (host/kernel_module.h reads it).
+  Expected<void> CallInitKernel(void (*init_kernel)()) const {
+    return Invoke(abi::PluginFunction::kInitKernel, init_kernel);
+  }
+
   // Calls one of TVM's C Device API hooks, looked up by symbol name (no
   // table has them): `hook` must be one of abi::TvmDeviceHooks().
   Expected<int32_t> CallTvmDeviceHook(abi::PluginFunction hook, int32_t (*fn)(void*),
@@ -219,8 +226,9 @@ class Dispatcher {
     // A server that died: the judge has ended the same way already, or
     // (WhenTheServerEnds::kReportIt) the error says how it died.
     if (!answer) return tl::unexpected(answer.error());
-    if (function == abi::PluginFunction::kHostMemoryAllocate ||
-        function == abi::PluginFunction::kUnifiedMemoryAllocate) {
+    if ((function == abi::PluginFunction::kHostMemoryAllocate ||
+         function == abi::PluginFunction::kUnifiedMemoryAllocate) &&
+        !call.words.empty()) {
       staging_->NotePluginHostMemory(answer->result, call.words.back());
     }
     for (const auto& copy : call.copy_back) std::memcpy(copy.host, copy.staged, copy.bytes);

@@ -456,4 +456,14 @@ void* PluginLibrary::FindSymbol(const char* name) const {
   return handle_ != nullptr ? ::dlsym(handle_, name) : nullptr;
 }
 
+Expected<uint64_t> PluginLibrary::ModuleEntryPoint(abi::PluginFunction entry_point) const {
+  if (!abi::IsModuleEntryPoint(entry_point)) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("{} is not a module entry point", abi::QualifiedName(entry_point)));
+  }
+  const std::string name(abi::InfoOf(entry_point).member);
+  if (server_ != nullptr) return server_->EntryPoint(name);
+  return reinterpret_cast<uintptr_t>(FindSymbol(name.c_str()));
+}
+
 }  // namespace sectl::loader

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "abi/plugin_functions.h"
 #include "base/error.h"
 #include "loader/elf_identity.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
@@ -92,6 +93,11 @@ class PluginLibrary {
   // it did and what sectl put back, in one line; "" when it did not.
   const std::string& signal_handlers_note() const { return signal_handlers_note_; }
   void* FindSymbol(const char* name) const;
+  // The address of a module entry point the plugin exports (`entry_point`
+  // one of abi::ModuleEntryPoints()), where the plugin lives: found in this
+  // process, or asked of the server (OpenInServer). 0 when the plugin does
+  // not export it.
+  Expected<uint64_t> ModuleEntryPoint(abi::PluginFunction entry_point) const;
   // Sets `slot` to the function `name` (the library's own or a
   // dependency's), or to null and appends `name` to `missing`: for binding
   // a table of entry points and naming every one a library lacks.

@@ -27,7 +27,8 @@ namespace sectl::remote {
 // 5: kExitProcess, so that the plugin's library destructors run as they do
 //    when TensorFlow's process exits.
 // 6: kLoadHostLibrary, for sectl's stand-ins of TensorFlow's libraries.
-inline constexpr uint32_t kProtocolVersion = 6;
+// 7: kEntryPoint and kReadRecording, for the plugin's other modules.
+inline constexpr uint32_t kProtocolVersion = 7;
 inline constexpr size_t kMaxCallArguments = 12;
 // A plugin's status message, a dlerror text, a path, a plugin string, or
 // one chunk of plugin memory read or written.
@@ -76,7 +77,24 @@ enum class RequestKind : uint32_t {
   // a plugin naming it as needed finds it loaded; answer: kFailed with
   // dlerror's text when it cannot be loaded.
   kLoadHostLibrary = 10,
+  // text: the name of one of a plugin's module entry points
+  // (kModuleEntryPointNames); answer: its address in the plugin kLoad
+  // loaded, 0 when the plugin does not export it; kFailed for any other
+  // name, or before kLoad.
+  kEntryPoint = 11,
+  // arguments[0]: an offset; answer: text, the JSON of what the plugin
+  // registered through sectl's TensorFlow C API (tf_c_api/module_recording.h)
+  // from that offset on, at most kMaxMessageText bytes; result: the whole
+  // document's length. The document is made at offset 0 and kept, so the
+  // judge reads one consistent text in chunks.
+  kReadRecording = 12,
 };
+
+// The names kEntryPoint answers: the entry points TensorFlow's loader looks
+// up (pluggable_device_plugin_init.cc), and nothing else.
+inline constexpr const char* kModuleEntryPointNames[] = {"SE_InitPlugin", "TFNPD_InitPlugin",
+                                                         "GetPjrtApi",    "TF_InitKernel",
+                                                         "TF_InitGraph",  "TF_InitProfiler"};
 
 // The plugin process's resources (kResourcesInUse): its threads and
 // resident bytes (from its /proc/self), glibc's heap bytes in use

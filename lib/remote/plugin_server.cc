@@ -493,6 +493,55 @@ Expected<void> PluginServer::LoadHostLibrary(const std::string& path) {
   return {};
 }
 
+Expected<uint64_t> PluginServer::EntryPoint(std::string_view name) {
+  Request request;
+  request.kind = RequestKind::kEntryPoint;
+  PutText(request, std::string(name));
+  auto reply = Exchange(request);
+  if (!reply) return tl::unexpected(reply.error());
+  if (reply->outcome != Outcome::kReturned) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("the plugin server could not look up {}: {}", name,
+                            std::string_view(reply->text, reply->text_length)));
+  }
+  return reply->result;
+}
+
+Expected<std::string> PluginServer::ReadRecording(size_t limit) {
+  std::string text;
+  uint64_t total = 1;  // until the first answer says
+  while (text.size() < total) {
+    Request request;
+    request.kind = RequestKind::kReadRecording;
+    request.arguments[0] = text.size();
+    request.argument_count = 1;
+    auto reply = Exchange(request);
+    if (!reply) return tl::unexpected(reply.error());
+    if (reply->outcome != Outcome::kReturned) {
+      return Fail(ErrorCode::kPluginError,
+                  fmt::format("the plugin server could not hand over its recording: {}",
+                              std::string_view(reply->text, reply->text_length)));
+    }
+    if (text.empty()) total = reply->result;
+    // The length is the server's word, and the server is the plugin's
+    // process: a document that grows, or stops short, is refused.
+    if (reply->result != total || total > limit) {
+      return Fail(ErrorCode::kPluginError,
+                  total > limit ? fmt::format("the plugin's recording is {} bytes, more than the "
+                                              "{} sectl reads",
+                                              total, limit)
+                                : std::string("the plugin's recording changed while it was read"));
+    }
+    if (total == 0) break;
+    if (reply->text_length == 0 || reply->text_length > total - text.size()) {
+      return Fail(ErrorCode::kPluginError,
+                  "the plugin's recording does not add up to the length it gave");
+    }
+    text.append(reply->text, reply->text_length);
+  }
+  return text;
+}
+
 Expected<CallAnswer> PluginServer::Call(abi::PluginFunction function, uint64_t target,
                                         std::span<const uint64_t> words, int32_t status_code,
                                         const std::string& status_text) {

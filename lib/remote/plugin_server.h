@@ -20,6 +20,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -124,6 +125,13 @@ class PluginServer {
   // Loads one of sectl's stand-ins for a host library into the server
   // (kLoadHostLibrary), before Load; kInternal when it cannot be loaded.
   Expected<void> LoadHostLibrary(const std::string& path);
+  // The address of a module entry point the loaded plugin exports
+  // (kEntryPoint: one of kModuleEntryPointNames), 0 when it does not.
+  Expected<uint64_t> EntryPoint(std::string_view name);
+  // What the plugin registered through sectl's TensorFlow C API so far, as
+  // the JSON tf_c_api::RecordingFromJson reads; refused when the server says
+  // it is longer than `limit` bytes.
+  Expected<std::string> ReadRecording(size_t limit);
 
   // Calls `function` at `target` in the server with `words` (pointers into
   // the arena, or the plugin's own values), its TF_Status holding

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "tensorflow/c/experimental/grappler/grappler.h"
+#include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
 namespace sectl::remote {
@@ -17,6 +19,9 @@ constexpr WordCaller CallerIfCallable() {
 }
 
 using InitPlugin = void (*)(SE_PlatformRegistrationParams*, TF_Status*);
+using InitKernel = void (*)();
+using InitGraph = void (*)(TP_OptimizerRegistrationParams*, TF_Status*);
+using InitProfiler = void (*)(TF_ProfilerRegistrationParams*, TF_Status*);
 
 constexpr size_t kFunctionCount = static_cast<size_t>(abi::PluginFunction::kCount);
 
@@ -32,6 +37,10 @@ constexpr std::array<WordCaller, kFunctionCount> MakeCallers() {
 #undef SECTL_TVM_RUNTIME_FUNCTION
 #undef SECTL_TVM_DEVICE_HOOK
 #undef SECTL_PLUGIN_FUNCTION
+  callers[static_cast<size_t>(abi::PluginFunction::kInitKernel)] = CallerIfCallable<InitKernel>();
+  callers[static_cast<size_t>(abi::PluginFunction::kInitGraph)] = CallerIfCallable<InitGraph>();
+  callers[static_cast<size_t>(abi::PluginFunction::kInitProfiler)] =
+      CallerIfCallable<InitProfiler>();
   return callers;
 }
 

@@ -85,6 +85,17 @@ NotRecordedCounts NotRecorded() {
   return state.not_recorded;
 }
 
+ModuleRecording RecordedSoFar() {
+  Recordings& state = State();
+  std::lock_guard lock(state.mutex);
+  return {.kernels = state.kernels,
+          .ops = state.ops,
+          .unprovided_calls = state.unprovided,
+          .misuses = state.misuses,
+          .log_messages = state.log_messages,
+          .not_recorded = state.not_recorded};
+}
+
 void ClearRecordings() {
   Recordings& state = State();
   std::lock_guard lock(state.mutex);
@@ -140,7 +151,7 @@ void RecordLogMessage(LogMessage message) noexcept {
   }
 }
 
-void NoteUnprovided(const char* function, TF_Status* status) noexcept {
+void NoteUnprovided(const char* function, TF_Status* status, bool needs_running_kernel) noexcept {
   try {
     Recordings& state = State();
     std::lock_guard lock(state.mutex);
@@ -150,7 +161,8 @@ void NoteUnprovided(const char* function, TF_Status* status) noexcept {
     const auto [entry, inserted] =
         state.unprovided_index.try_emplace(function, state.unprovided.size());
     if (inserted) {
-      state.unprovided.push_back(UnprovidedCall{.function = function});
+      state.unprovided.push_back(
+          UnprovidedCall{.function = function, .needs_running_kernel = needs_running_kernel});
     }
     ++state.unprovided[entry->second].calls;
   } catch (...) {

@@ -26,100 +26,9 @@
 #include <vector>
 
 #include "tensorflow/c/tf_status.h"
+#include "tf_c_api/module_recording.h"
 
 namespace sectl::tf_c_api {
-
-// The caps on what is kept.
-inline constexpr std::size_t kMaxRecordedKernels = 100'000;
-inline constexpr std::size_t kMaxRecordedOps = 100'000;
-// Longer strings are cut to this many bytes, and the entry says so.
-inline constexpr std::size_t kMaxRecordedStringBytes = 4096;
-// Per registration: type constraints, host-memory arguments, op inputs, ...
-inline constexpr std::size_t kMaxRecordedListEntries = 1024;
-inline constexpr std::size_t kMaxRecordedMisuses = 1000;
-inline constexpr std::size_t kMaxRecordedLogMessages = 10'000;
-
-// One TF_RegisterKernelBuilder or TF_RegisterKernelBuilderWithKernelDef call,
-// with what the builder had collected by then.
-struct KernelRegistration {
-  std::string op;
-  std::string device_type;
-  std::string kernel_name;  // the name passed to TF_RegisterKernelBuilder
-  std::string label;
-  int32_t priority = 0;
-  bool priority_set = false;
-  // (attr name, TF_DataType value), in call order. The value is kept as an
-  // int because a plugin may pass a number that names no TF_DataType.
-  std::vector<std::pair<std::string, int>> type_constraints;
-  std::vector<std::string> host_memory_arguments;
-  bool has_create = false;
-  bool has_compute = false;  // compute_func, or compute_async_func when async
-  bool has_delete = false;
-  bool async = false;  // built by TF_NewAsyncKernelBuilder
-  // Registered through TF_RegisterKernelBuilderWithKernelDef with a non-null
-  // serialized KernelDef. TensorFlow then takes op, device and constraints from
-  // that proto, not from the builder; sectl keeps its bytes (up to the first
-  // NUL, as TensorFlow reads them) without parsing them.
-  bool has_serialized_kernel_def = false;
-  std::string serialized_kernel_def;
-  // Why TensorFlow would have crashed or aborted while registering this
-  // (a NULL op name, a label set twice, ...), "; "-separated; empty when
-  // registering went through. Defects TensorFlow only meets later, such as
-  // a NULL compute_func, show in the fields above instead.
-  std::string registration_error;
-  // A string or a list was cut to the caps above.
-  bool truncated = false;
-};
-
-// One TF_RegisterOpDefinition call: the op's spec strings, unparsed, in call
-// order (e.g. inputs {"x: T"}, attrs {"T: {float, half}"}).
-struct OpRegistration {
-  std::string name;
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
-  std::vector<std::string> attrs;
-  bool is_commutative = false;
-  bool is_aggregate = false;
-  bool is_stateful = false;
-  bool allows_uninitialized_input = false;
-  bool has_shape_inference_function = false;
-  // From TF_OpDefinitionBuilderDeprecated: the GraphDef version and the why.
-  std::optional<int> deprecated_at_version;
-  std::string deprecation_explanation;
-  std::string registration_error;  // as in KernelRegistration
-  bool truncated = false;
-};
-
-// A function sectl exports but cannot provide, and how often it was called.
-struct UnprovidedCall {
-  std::string function;  // e.g. "TF_GetInput"
-  uint64_t calls = 0;
-};
-
-// A call that broke the API's rules without belonging to a registration that
-// was recorded: deleting a builder after registering it, passing a builder
-// sectl never handed out, registering a null builder.
-struct ApiMisuse {
-  std::string function;
-  std::string problem;
-};
-
-// A message from TF_Log, TF_VLog or TF_DVLog.
-struct LogMessage {
-  enum class Kind { kLog, kVLog, kDVLog };
-  Kind kind = Kind::kLog;
-  int level = 0;  // a TF_LogLevel for kLog, the verbosity level otherwise
-  std::string text;
-  bool truncated = false;
-};
-
-// How many entries did not fit under the caps.
-struct NotRecordedCounts {
-  uint64_t kernels = 0;
-  uint64_t ops = 0;
-  uint64_t misuses = 0;
-  uint64_t log_messages = 0;
-};
 
 // Copies of what has been recorded so far, in call order.
 std::vector<KernelRegistration> RecordedKernels();
@@ -129,6 +38,8 @@ std::vector<UnprovidedCall> UnprovidedCalls();
 std::vector<ApiMisuse> RecordedMisuses();
 std::vector<LogMessage> RecordedLogMessages();
 NotRecordedCounts NotRecorded();
+// All of the above, read at once.
+ModuleRecording RecordedSoFar();
 
 // Forgets everything recorded; for tests. Builders a plugin still holds stay
 // valid.
@@ -147,8 +58,10 @@ void RecordLogMessage(LogMessage message) noexcept;
 // Counts a call to `function` and, when status is not null, sets it to
 // TF_UNIMPLEMENTED with a message that names the function. Pass the exported
 // function's __func__: the count keeps the pointer, so the text must live as
-// long as the program.
-void NoteUnprovided(const char* function, TF_Status* status) noexcept;
+// long as the program. `needs_running_kernel`: the function takes a kernel's
+// construction or context (UnprovidedCall says why that matters).
+void NoteUnprovided(const char* function, TF_Status* status,
+                    bool needs_running_kernel = false) noexcept;
 
 // Clears an out-parameter the plugin passed, when it passed one: what a
 // stand-in leaves there is a zero, never what was there before.

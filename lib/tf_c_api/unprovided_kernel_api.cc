@@ -28,7 +28,12 @@ static_assert(sizeof(TF_StringView) == 16);
 namespace {
 
 using sectl::tf_c_api::ClearOutParameter;
-using sectl::tf_c_api::NoteUnprovided;
+// Every function here takes a kernel's construction or context, which only
+// exist while TensorFlow creates or computes a kernel: a call while
+// registering is the plugin's defect, whatever sectl provides.
+void NoteUnprovided(const char* function, TF_Status* status) noexcept {
+  sectl::tf_c_api::NoteUnprovided(function, status, /*needs_running_kernel=*/true);
+}
 
 // Views of strings the host would own; empty, but never NULL, for callers
 // that build a std::string from them without checking.

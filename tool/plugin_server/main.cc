@@ -24,8 +24,10 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +40,7 @@
 #include "remote/owned_descriptor.h"
 #include "remote/word_call.h"
 #include "tensorflow/c/tf_status.h"
+#include "tf_c_api/recorded_registrations.h"
 #include "tool/plugin_server/crash_report.h"
 
 namespace {
@@ -210,6 +213,9 @@ void HostCallbackTrampoline(void* callback, TF_Status* status) {
 bool guard_plugin_heap = false;
 std::once_flag guard_enabled;
 
+// The plugin kLoad opened; never closed (loader/plugin_library.h says why).
+std::atomic<void*> loaded_plugin{nullptr};
+
 Reply Load(const Request& request) {
   Reply reply;
   const std::string path(request.text, request.text_length);
@@ -231,7 +237,49 @@ Reply Load(const Request& request) {
     PutText(reply, why != nullptr ? why : "dlopen failed");
     return reply;
   }
+  loaded_plugin = library;
   reply.result = reinterpret_cast<uintptr_t>(::dlsym(library, "SE_InitPlugin"));
+  return reply;
+}
+
+Reply EntryPoint(const Request& request) {
+  Reply reply;
+  const std::string name(request.text, request.text_length);
+  const bool known = std::any_of(std::begin(sectl::remote::kModuleEntryPointNames),
+                                 std::end(sectl::remote::kModuleEntryPointNames),
+                                 [&](const char* entry_point) { return name == entry_point; });
+  void* plugin = loaded_plugin.load();
+  if (!known || plugin == nullptr) {
+    reply.outcome = Outcome::kFailed;
+    PutText(reply, known ? "no plugin is loaded" : "not a module entry point");
+    return reply;
+  }
+  reply.result = reinterpret_cast<uintptr_t>(::dlsym(plugin, name.c_str()));
+  return reply;
+}
+
+// The recording's JSON as made at the last read from offset 0.
+std::mutex recording_mutex;
+std::string recording_text;
+
+Reply ReadRecording(const Request& request) {
+  Reply reply;
+  const std::lock_guard held(recording_mutex);
+  const uint64_t offset = request.argument_count > 0 ? request.arguments[0] : 0;
+  if (offset == 0) {
+    try {
+      recording_text = sectl::tf_c_api::RecordingToJson(sectl::tf_c_api::RecordedSoFar());
+    } catch (const std::bad_alloc&) {
+      reply.outcome = Outcome::kFailed;
+      PutText(reply, "the plugin server ran out of memory making the recording's text");
+      return reply;
+    }
+  }
+  reply.result = recording_text.size();
+  if (offset < recording_text.size()) {
+    PutText(reply, recording_text.data() + offset,
+            std::min<size_t>(recording_text.size() - offset, kMaxMessageText));
+  }
   return reply;
 }
 
@@ -378,6 +426,10 @@ std::optional<Reply> Answer(const Request& request) {
       return Load(request);
     case RequestKind::kLoadHostLibrary:
       return LoadHostLibrary(request);
+    case RequestKind::kEntryPoint:
+      return EntryPoint(request);
+    case RequestKind::kReadRecording:
+      return ReadRecording(request);
     case RequestKind::kCall:
       return Call(request);
     case RequestKind::kReadString:
