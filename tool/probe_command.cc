@@ -36,6 +36,9 @@ CLI::App* AddProbeCommand(CLI::App& app, ProbeCommandOptions& options) {
   probe->add_option("-o,--output", options.output,
                     "Write the report to FILE (atomically) instead of stdout");
   AddColorFlag(*probe, options.output_flags);
+  probe->add_flag("-v,--verbose", options.verbose,
+                  "List every kernel the plugin registers (op, device type, type constraints); "
+                  "JSON always holds them");
   probe
       ->add_option("--tf-version", options.tf_version,
                    "TensorFlow host generation to behave as and judge against")
@@ -160,10 +163,11 @@ int RunProbeCommand(const ProbeCommandOptions& options) {
   if (!report) return ReportError(report.error());
 
   const TableLayout layout = ChooseTableLayout(options.output_flags, options.output);
-  const std::string text =
-      options.format == "json"
-          ? probe::ProbeReportToJson(*report)
-          : probe::RenderProbeTable(*report, {.color = layout.color, .width = layout.width});
+  const std::string text = options.format == "json"
+                               ? probe::ProbeReportToJson(*report)
+                               : probe::RenderProbeTable(*report, {.color = layout.color,
+                                                                   .width = layout.width,
+                                                                   .verbose = options.verbose});
   if (auto written = WriteReport(options.output, text); !written) {
     return ReportError(written.error());
   }

@@ -15,6 +15,7 @@ struct ProbeCommandOptions {
   std::string output;
   std::string tf_version = "latest";
   bool lazy = false;
+  bool verbose = false;  // -v: one line per kernel the plugin registered
   double timeout_seconds = 30;
   std::string isolation = "process";
   std::string abi = "auto";  // --abi: auto, streamexecutor, tvm-c-device, tvm-runtime

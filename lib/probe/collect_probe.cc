@@ -11,10 +11,12 @@
 #include "abi/struct_layouts.h"
 #include "host/compatibility.h"
 #include "host/device.h"
+#include "host/kernel_module.h"
 #include "host/memory_usage_judgement.h"
 #include "host/platform.h"
 #include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
+#include "probe/kernel_module_description.h"
 #include "probe/plugin_modules.h"
 #include "remote/plugin_server.h"
 #include "tvm/device_api.h"
@@ -207,6 +209,23 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   report.platform.version_offered = {offered.major, offered.minor, offered.patch};
   report.platform.version_after_init = {after.major, after.minor, after.patch};
 
+  // TensorFlow's loader runs the kernel module once the platform is
+  // registered. A crash or hang in it ends the probe, naming TF_InitKernel,
+  // as it would end TensorFlow's process while it loads the plugin.
+  std::vector<Finding> kernel_findings;
+  if (options.lazy) {
+    if (auto address = library->ModuleEntryPoint(abi::PluginFunction::kInitKernel);
+        address && *address != 0) {
+      kernel_findings.push_back(
+          {"info", "kernels.not_run", std::string(host::kKernelModuleNotRunLazily)});
+    }
+  } else {
+    auto kernels = host::RunKernelModule(*library, registered.dispatcher());
+    if (!kernels) return tl::unexpected(kernels.error().WithContext(options.plugin_path));
+    report.kernel_module = DescribeKernelModule(kernels->present, kernels->recording,
+                                                registered.type(), kernel_findings);
+  }
+
   std::vector<Finding> device_findings;
   if (auto count = registered.DeviceCount()) {
     report.device_count = *count;
@@ -259,6 +278,7 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
     report.findings.push_back(ToFinding(finding));
   }
   report.findings.insert(report.findings.end(), device_findings.begin(), device_findings.end());
+  report.findings.insert(report.findings.end(), kernel_findings.begin(), kernel_findings.end());
   platform->reset();  // teardown in TensorFlow's order, inside the probe
   report.compat = CollectCompatibility(*library, journal, server.get());
   return report;

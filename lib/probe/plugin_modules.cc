@@ -20,8 +20,8 @@ constexpr EntryPoint kEntryPoints[] = {
     {"TFNPD_InitPlugin", "next pluggable device", "recognised; not checked yet"},
     {"GetPjrtApi", "PJRT C API", "recognised; not checked yet"},
     {"TF_InitKernel", "kernels",
-     "the plugin loads with it (sectl exports TensorFlow's kernel C API); its registrations "
-     "are not run yet"},
+     "run after SE_InitPlugin, as TensorFlow runs it; its registrations are listed and "
+     "judged"},
     {"TF_InitGraph", "graph optimizer (Grappler)", "recognised; not run yet"},
     {"TF_InitProfiler", "profiler", "recognised; not run yet"},
 };

@@ -39,6 +39,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginFile, path, size_bytes, sh
                                                 lazy_binding)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginModule, entry_point, module, exported,
                                                 what_sectl_does)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelDescription, op, device_type,
+                                                type_constraints, host_memory_arguments, priority,
+                                                label, has_create, has_compute, has_delete, async,
+                                                registration_error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelModuleDescription, exported, kernels,
+                                                kernels_not_recorded, device_types, ops,
+                                                ops_defined, unprovided_calls, log_messages)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StructSize, struct_name, reported_bytes,
                                                 current_bytes, verdict, description)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Version, major, minor, patch)
@@ -64,9 +71,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Compatibility, tf_version, descr
                                                 problems)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeReport, tool_version, plugin, host_generation,
                                                 host_generation_description, abi_vintage, modules,
-                                                tensorflow_libraries_needed, struct_sizes, platform,
-                                                device_count, device_count_error, devices,
-                                                callbacks, compat, findings, host, plugin_output)
+                                                tensorflow_libraries_needed, kernel_module,
+                                                struct_sizes, platform, device_count,
+                                                device_count_error, devices, callbacks, compat,
+                                                findings, host, plugin_output)
 
 std::string ProbeReportToJson(const ProbeReport& report) {
   nlohmann::ordered_json document;
@@ -76,8 +84,9 @@ std::string ProbeReportToJson(const ProbeReport& report) {
   const nlohmann::json body = report;
   for (const char* key :
        {"tool_version", "plugin", "host_generation", "host_generation_description", "abi_vintage",
-        "modules", "tensorflow_libraries_needed", "platform", "device_count", "device_count_error",
-        "devices", "struct_sizes", "callbacks", "compat", "findings", "plugin_output", "host"}) {
+        "modules", "tensorflow_libraries_needed", "kernel_module", "platform", "device_count",
+        "device_count_error", "devices", "struct_sizes", "callbacks", "compat", "findings",
+        "plugin_output", "host"}) {
     document[key] = body.at(key);
   }
   return EncodeJson(document, 2) + "\n";

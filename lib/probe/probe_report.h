@@ -128,6 +128,41 @@ struct PluginModule {
   std::string what_sectl_does;  // for an exported one: "loaded and checked", ...
 };
 
+// One kernel the plugin registered (TF_RegisterKernelBuilder), as sectl's
+// TensorFlow C API recorded it.
+struct KernelDescription {
+  std::string op;
+  std::string device_type;
+  std::vector<std::string> type_constraints;  // "T=float", in call order
+  std::vector<std::string> host_memory_arguments;
+  std::optional<int> priority;  // set with TF_KernelBuilder_Priority
+  std::string label;
+  bool has_create = false;
+  bool has_compute = false;
+  bool has_delete = false;
+  bool async = false;
+  // Why TensorFlow would have aborted registering it; empty when it went
+  // through.
+  std::string registration_error;
+};
+
+// What the plugin's kernel module (TF_InitKernel) registered.
+struct KernelModuleDescription {
+  bool exported = false;  // TF_InitKernel is there, and was called
+  std::vector<KernelDescription> kernels;
+  // Registrations past sectl's caps: counted, not kept.
+  uint64_t kernels_not_recorded = 0;
+  // The distinct device types and ops the kernels name, sorted.
+  std::vector<std::string> device_types;
+  std::vector<std::string> ops;
+  // Ops the plugin defined itself (TF_RegisterOpDefinition).
+  std::vector<std::string> ops_defined;
+  // TensorFlow C API functions the plugin called while registering that
+  // sectl does not provide: "TF_GetInput (2 calls)".
+  std::vector<std::string> unprovided_calls;
+  uint64_t log_messages = 0;
+};
+
 struct ProbeReport {
   std::string tool_version;
   PluginFile plugin;
@@ -138,6 +173,7 @@ struct ProbeReport {
   // TensorFlow's libraries the plugin names as needed, met by sectl's
   // stand-ins (loader/tensorflow_stand_ins.h).
   std::vector<std::string> tensorflow_libraries_needed;
+  KernelModuleDescription kernel_module;
   std::vector<StructSize> struct_sizes;
   PlatformDescription platform;
   std::optional<int> device_count;

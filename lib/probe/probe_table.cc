@@ -136,6 +136,49 @@ void WriteDevice(Writer& out, const DeviceDescription& device) {
   }
 }
 
+// The kernels per device type; with `verbose`, one line per kernel: op,
+// type constraints, and what else was set.
+void WriteKernels(Writer& out, const KernelModuleDescription& module, bool verbose) {
+  if (!module.exported && module.kernels.empty()) return;
+  out.Section("Kernels (TF_InitKernel)");
+  const uint64_t total = module.kernels.size() + module.kernels_not_recorded;
+  out.Row("Registered", fmt::format("{} kernel{} of {} op{}", total, total == 1 ? "" : "s",
+                                    module.ops.size(), module.ops.size() == 1 ? "" : "s"));
+  for (const auto& type : module.device_types) {
+    const auto count =
+        std::count_if(module.kernels.begin(), module.kernels.end(),
+                      [&](const auto& kernel) { return kernel.device_type == type; });
+    out.Row(fmt::format("For {}", type.empty() ? "(no device type)" : type),
+            fmt::format("{} kernel{}", count, count == 1 ? "" : "s"));
+  }
+  if (!module.ops_defined.empty()) {
+    out.Row("Ops defined", fmt::format("{}", fmt::join(module.ops_defined, ", ")));
+  }
+  for (const auto& call : module.unprovided_calls) out.Row("Called, not provided", call);
+  if (module.log_messages > 0) out.Row("Log messages", fmt::format("{}", module.log_messages));
+  if (!verbose) {
+    if (!module.kernels.empty()) out.Row("", "(sectl probe -v lists each kernel)");
+    return;
+  }
+  for (const auto& kernel : module.kernels) {
+    std::vector<std::string> notes;
+    if (!kernel.type_constraints.empty()) {
+      notes.push_back(fmt::format("{}", fmt::join(kernel.type_constraints, ", ")));
+    }
+    if (!kernel.host_memory_arguments.empty()) {
+      notes.push_back(
+          fmt::format("host memory: {}", fmt::join(kernel.host_memory_arguments, ", ")));
+    }
+    if (kernel.priority) notes.push_back(fmt::format("priority {}", *kernel.priority));
+    if (!kernel.label.empty()) notes.push_back(fmt::format("label \"{}\"", kernel.label));
+    if (kernel.async) notes.push_back("async");
+    if (!kernel.has_compute) notes.push_back("no compute");
+    if (!kernel.registration_error.empty()) notes.push_back("aborts: " + kernel.registration_error);
+    out.Row(kernel.op, fmt::format("{}{}{}", kernel.device_type, notes.empty() ? "" : "  ",
+                                   fmt::join(notes, "; ")));
+  }
+}
+
 void WriteCallbacks(Writer& out, const std::vector<Callback>& callbacks) {
   out.Section("Callbacks");
   std::vector<std::string> structs;
@@ -213,6 +256,8 @@ std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style)
       out.Row("Needs", fmt::format("{} (TensorFlow's; sectl loads its stand-in)", library));
     }
   }
+
+  WriteKernels(out, report.kernel_module, style.verbose);
 
   out.Section("Platform");
   out.Row("Name", report.platform.name.empty() ? "(not set)" : report.platform.name);

@@ -14,6 +14,8 @@ struct TableStyle {
   // Columns to wrap long values at, continuing in the value column; 0: no
   // wrapping (a pipe or a file).
   size_t width = 0;
+  // One line per kernel the plugin registered (sectl probe -v).
+  bool verbose = false;
 };
 
 std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style);
