@@ -72,17 +72,22 @@ const json* ResultOf(const json& report, const std::string& id) {
   return nullptr;
 }
 
-// The checks of a plugin without a kernel module (TF_InitKernel).
+// The checks of a plugin without a kernel, graph or profiler module.
 const std::map<std::string, std::string> kNoKernelModule = {
+    {"graph.configs_layout", "exports no TF_InitGraph"},
+    {"graph.device_type", "exports no TF_InitGraph"},
+    {"graph.registration", "exports no TF_InitGraph"},
     {"kernels.device_type", "exports no TF_InitKernel"},
     {"kernels.functions", "exports no TF_InitKernel"},
     {"kernels.registration", "exports no TF_InitKernel"},
-    {"kernels.unique", "exports no TF_InitKernel"}};
+    {"kernels.unique", "exports no TF_InitKernel"},
+    {"profiler.device_type", "exports no TF_InitProfiler"},
+    {"profiler.registration", "exports no TF_InitProfiler"}};
 
 // The checks each reference plugin skips, with a phrase of the reason: cpu
 // provides every optional member; minimal leaves out timers, unified memory,
 // block_host_until_done and sync_memcpy_dtod, which TensorFlow 2.5 to 2.15
-// would not accept. Neither has a kernel module yet.
+// would not accept. Neither has a kernel, graph or profiler module yet.
 std::map<std::string, std::map<std::string, std::string>> ExpectedSkips() {
   auto with_no_kernel_module = [](std::map<std::string, std::string> skips) {
     skips.insert(kNoKernelModule.begin(), kNoKernelModule.end());
@@ -90,15 +95,15 @@ std::map<std::string, std::map<std::string, std::string>> ExpectedSkips() {
   };
   return {
       {"sectl_cpu", with_no_kernel_module({})},
-      {"sectl_minimal",
-       with_no_kernel_module({{"compat.tf_2_5", "TensorFlow 2.5 to 2.6 would refuse this plugin"},
-        {"compat.tf_2_7", "TensorFlow 2.7 to 2.9 would refuse this plugin"},
-        {"compat.tf_2_10", "TensorFlow 2.10 to 2.15 would refuse this plugin"},
-        {"memcpy.sync_dtod", "does not provide sync_memcpy_dtod"},
-        {"memory.unified_memory", "does not set supports_unified_memory"},
-        {"stream.block_host_until_done", "provides no block_host_until_done"},
-        {"timer.measures_stream_time", "provides no timers"},
-        {"timer.nanoseconds_unit", "provides no timers"}})},
+      {"sectl_minimal", with_no_kernel_module(
+                            {{"compat.tf_2_5", "TensorFlow 2.5 to 2.6 would refuse this plugin"},
+                             {"compat.tf_2_7", "TensorFlow 2.7 to 2.9 would refuse this plugin"},
+                             {"compat.tf_2_10", "TensorFlow 2.10 to 2.15 would refuse this plugin"},
+                             {"memcpy.sync_dtod", "does not provide sync_memcpy_dtod"},
+                             {"memory.unified_memory", "does not set supports_unified_memory"},
+                             {"stream.block_host_until_done", "provides no block_host_until_done"},
+                             {"timer.measures_stream_time", "provides no timers"},
+                             {"timer.nanoseconds_unit", "provides no timers"}})},
   };
 }
 

@@ -93,7 +93,7 @@ INSTANTIATE_TEST_SUITE_P(FieldCorpus, CorrectFieldPlugin,
                                            "field_memset_style", "field_no_struct_size",
                                            "field_synchronous", "field_constant_device_count",
                                            "field_cxx_whole_struct", "field_sample_kernels",
-                                           "field_framework_linked"),
+                                           "field_framework_linked", "field_every_module"),
                          [](const auto& info) { return info.param; });
 
 // ---- Defects ----------------------------------------------------------------

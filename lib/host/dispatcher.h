@@ -33,6 +33,8 @@
 #include "host/tf_status_handle.h"
 #include "remote/plugin_server.h"
 #include "remote/word_call.h"
+#include "tensorflow/c/experimental/grappler/grappler.h"
+#include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
 
 namespace sectl::host {
 
@@ -128,6 +130,20 @@ class Dispatcher {
   // TensorFlow C API (host/kernel_module.h reads it).
   Expected<void> CallInitKernel(void (*init_kernel)()) const {
     return Invoke(abi::PluginFunction::kInitKernel, init_kernel);
+  }
+
+  // Calls the plugin's exported TF_InitGraph with the registration params
+  // TensorFlow pre-fills (host/graph_module.h).
+  Expected<void> CallInitGraph(void (*init_graph)(TP_OptimizerRegistrationParams*, TF_Status*),
+                               TP_OptimizerRegistrationParams* params) const {
+    return InvokeWithStatus(abi::PluginFunction::kInitGraph, init_graph, params);
+  }
+
+  // Calls the plugin's exported TF_InitProfiler with the registration
+  // params TensorFlow pre-fills (host/profiler_module.h).
+  Expected<void> CallInitProfiler(void (*init_profiler)(TF_ProfilerRegistrationParams*, TF_Status*),
+                                  TF_ProfilerRegistrationParams* params) const {
+    return InvokeWithStatus(abi::PluginFunction::kInitProfiler, init_profiler, params);
   }
 
   // Calls one of TVM's C Device API hooks, looked up by symbol name (no

@@ -3,11 +3,15 @@
 // host's struct (memory corruption inside TensorFlow) is seen.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "remote/arena.h"
 
@@ -84,5 +88,16 @@ class GuardedStruct {
   remote::Arena* arena_ = nullptr;
   T* value_ = nullptr;
 };
+
+// What the plugin wrote past the end of `guarded`, named `name`, in a
+// phrase ("TP_Optimizer: 4 bytes written past the end of the host's
+// 40-byte struct"); empty when it wrote nothing there.
+template <typename T>
+std::string DescribeWritePastEnd(const GuardedStruct<T>& guarded, std::string_view name) {
+  const WritePastEnd written = guarded.WrittenPastEnd();
+  if (written.empty()) return {};
+  return fmt::format("{}: {} byte{} written past the end of the host's {}-byte struct", name,
+                     written.bytes(), written.bytes() == 1 ? "" : "s", guarded.host_bytes());
+}
 
 }  // namespace sectl::host

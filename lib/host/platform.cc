@@ -16,15 +16,6 @@ namespace {
 using abi::PluginFunction;
 using abi::StructKind;
 
-// TensorFlow's rule for platform names and types: [A-Z][A-Z_]*, whole string.
-bool IsValidDeviceTypeName(const std::string& name) {
-  if (name.empty() || name[0] < 'A' || name[0] > 'Z') return false;
-  for (char c : name) {
-    if (!((c >= 'A' && c <= 'Z') || c == '_')) return false;
-  }
-  return true;
-}
-
 // Copies the bytes the plugin filled into the host's own copy of the struct.
 template <typename T>
 T CopyOf(const GuardedStruct<T>& filled) {
@@ -34,6 +25,14 @@ T CopyOf(const GuardedStruct<T>& filled) {
 }
 
 }  // namespace
+
+bool IsValidDeviceTypeName(const std::string& name) {
+  if (name.empty() || name[0] < 'A' || name[0] > 'Z') return false;
+  for (char c : name) {
+    if (!((c >= 'A' && c <= 'Z') || c == '_')) return false;
+  }
+  return true;
+}
 
 Platform::Platform(Passkey, Journal& journal, PlatformOptions options)
     : dispatcher_(journal), options_(std::move(options)) {

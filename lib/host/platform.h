@@ -30,6 +30,10 @@
 
 namespace sectl::host {
 
+// TensorFlow's rule for device names and types (device_utils::
+// ValidateDeviceType): [A-Z][A-Z_]*, the whole string.
+bool IsValidDeviceTypeName(const std::string& name);
+
 class Device;
 
 struct VersionFields {

@@ -11,13 +11,17 @@
 #include "abi/struct_layouts.h"
 #include "host/compatibility.h"
 #include "host/device.h"
+#include "host/graph_module.h"
 #include "host/kernel_module.h"
 #include "host/memory_usage_judgement.h"
 #include "host/platform.h"
+#include "host/profiler_module.h"
 #include "loader/plugin_file_pin.h"
 #include "loader/plugin_library.h"
+#include "probe/graph_module_description.h"
 #include "probe/kernel_module_description.h"
 #include "probe/plugin_modules.h"
+#include "probe/profiler_module_description.h"
 #include "remote/plugin_server.h"
 #include "tvm/device_api.h"
 
@@ -212,19 +216,27 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   // TensorFlow's loader runs the kernel module once the platform is
   // registered. A crash or hang in it ends the probe, naming TF_InitKernel,
   // as it would end TensorFlow's process while it loads the plugin.
-  std::vector<Finding> kernel_findings;
+  std::vector<Finding> module_findings;
   if (options.lazy) {
     if (auto address = library->ModuleEntryPoint(abi::PluginFunction::kInitKernel);
         address && *address != 0) {
-      kernel_findings.push_back(
+      module_findings.push_back(
           {"info", "kernels.not_run", std::string(host::kKernelModuleNotRunLazily)});
     }
   } else {
     auto kernels = host::RunKernelModule(*library, registered.dispatcher());
     if (!kernels) return tl::unexpected(kernels.error().WithContext(options.plugin_path));
     report.kernel_module = DescribeKernelModule(kernels->present, kernels->recording,
-                                                registered.type(), kernel_findings);
+                                                registered.type(), module_findings);
   }
+  // Then the graph module: its init and TensorFlow's checks after it.
+  auto graph = host::RunGraphModule(*library, registered.dispatcher());
+  if (!graph) return tl::unexpected(graph.error().WithContext(options.plugin_path));
+  report.graph_module = DescribeGraphModule(*graph, registered.type(), module_findings);
+  // And last the profiler module.
+  auto profiler = host::RunProfilerModule(*library, registered.dispatcher());
+  if (!profiler) return tl::unexpected(profiler.error().WithContext(options.plugin_path));
+  report.profiler_module = DescribeProfilerModule(*profiler, registered.type(), module_findings);
 
   std::vector<Finding> device_findings;
   if (auto count = registered.DeviceCount()) {
@@ -278,7 +290,7 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
     report.findings.push_back(ToFinding(finding));
   }
   report.findings.insert(report.findings.end(), device_findings.begin(), device_findings.end());
-  report.findings.insert(report.findings.end(), kernel_findings.begin(), kernel_findings.end());
+  report.findings.insert(report.findings.end(), module_findings.begin(), module_findings.end());
   platform->reset();  // teardown in TensorFlow's order, inside the probe
   report.compat = CollectCompatibility(*library, journal, server.get());
   return report;

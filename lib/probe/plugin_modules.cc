@@ -22,8 +22,12 @@ constexpr EntryPoint kEntryPoints[] = {
     {"TF_InitKernel", "kernels",
      "run after SE_InitPlugin, as TensorFlow runs it; its registrations are listed and "
      "judged"},
-    {"TF_InitGraph", "graph optimizer (Grappler)", "recognised; not run yet"},
-    {"TF_InitProfiler", "profiler", "recognised; not run yet"},
+    {"TF_InitGraph", "graph optimizer (Grappler)",
+     "run after TF_InitKernel with the structs TensorFlow pre-fills; its registration is "
+     "described and judged"},
+    {"TF_InitProfiler", "profiler",
+     "run after TF_InitGraph with the structs TensorFlow pre-fills; its registration is "
+     "described and judged"},
 };
 
 // TensorFlow's libraries a plugin may name as needed.

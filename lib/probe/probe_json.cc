@@ -46,6 +46,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelDescription, op, device_ty
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelModuleDescription, exported, kernels,
                                                 kernels_not_recorded, device_types, ops,
                                                 ops_defined, unprovided_calls, log_messages)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GraphModuleDescription, exported, init_error,
+                                                device_type, has_create, has_optimize, has_destroy,
+                                                struct_sizes, passes_turned_off,
+                                                model_pruning_disabled)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfilerModuleDescription, exported, init_error,
+                                                device_type, struct_sizes, functions_set,
+                                                functions_missing)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StructSize, struct_name, reported_bytes,
                                                 current_bytes, verdict, description)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Version, major, minor, patch)
@@ -72,9 +79,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Compatibility, tf_version, descr
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeReport, tool_version, plugin, host_generation,
                                                 host_generation_description, abi_vintage, modules,
                                                 tensorflow_libraries_needed, kernel_module,
-                                                struct_sizes, platform, device_count,
-                                                device_count_error, devices, callbacks, compat,
-                                                findings, host, plugin_output)
+                                                graph_module, profiler_module, struct_sizes,
+                                                platform, device_count, device_count_error, devices,
+                                                callbacks, compat, findings, host, plugin_output)
 
 std::string ProbeReportToJson(const ProbeReport& report) {
   nlohmann::ordered_json document;
@@ -82,11 +89,26 @@ std::string ProbeReportToJson(const ProbeReport& report) {
   document["kind"] = "sectl.probe";
   // Keys in the order of the struct, after the header fields.
   const nlohmann::json body = report;
-  for (const char* key :
-       {"tool_version", "plugin", "host_generation", "host_generation_description", "abi_vintage",
-        "modules", "tensorflow_libraries_needed", "kernel_module", "platform", "device_count",
-        "device_count_error", "devices", "struct_sizes", "callbacks", "compat", "findings",
-        "plugin_output", "host"}) {
+  for (const char* key : {"tool_version",
+                          "plugin",
+                          "host_generation",
+                          "host_generation_description",
+                          "abi_vintage",
+                          "modules",
+                          "tensorflow_libraries_needed",
+                          "kernel_module",
+                          "graph_module",
+                          "profiler_module",
+                          "platform",
+                          "device_count",
+                          "device_count_error",
+                          "devices",
+                          "struct_sizes",
+                          "callbacks",
+                          "compat",
+                          "findings",
+                          "plugin_output",
+                          "host"}) {
     document[key] = body.at(key);
   }
   return EncodeJson(document, 2) + "\n";

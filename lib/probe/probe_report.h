@@ -163,6 +163,36 @@ struct KernelModuleDescription {
   uint64_t log_messages = 0;
 };
 
+// What the plugin's graph-optimizer module (TF_InitGraph) registered.
+struct GraphModuleDescription {
+  bool exported = false;  // TF_InitGraph is there, and was called
+  std::optional<std::string> init_error;
+  std::optional<std::string> device_type;  // null: left NULL
+  bool has_create = false;
+  bool has_optimize = false;
+  bool has_destroy = false;
+  // struct_size of TP_OptimizerRegistrationParams, TP_Optimizer and
+  // TP_OptimizerConfigs after the call (TensorFlow pre-fills 56, 40, 92).
+  std::vector<uint64_t> struct_sizes;
+  // The Grappler passes the plugin turned off (TF_TriState_Off) for graphs
+  // on its device; every other pass stays on.
+  std::vector<std::string> passes_turned_off;
+  bool model_pruning_disabled = false;
+};
+
+// What the plugin's profiler module (TF_InitProfiler) registered.
+struct ProfilerModuleDescription {
+  bool exported = false;  // TF_InitProfiler is there, and was called
+  std::optional<std::string> init_error;
+  std::optional<std::string> device_type;  // null: left NULL
+  // struct_size of TF_ProfilerRegistrationParams, TP_Profiler and
+  // TP_ProfilerFns after the call (TensorFlow pre-fills 64, 24, 40).
+  std::vector<uint64_t> struct_sizes;
+  // "TP_ProfilerFns.start", ...: the five functions TensorFlow requires.
+  std::vector<std::string> functions_set;
+  std::vector<std::string> functions_missing;
+};
+
 struct ProbeReport {
   std::string tool_version;
   PluginFile plugin;
@@ -174,6 +204,8 @@ struct ProbeReport {
   // stand-ins (loader/tensorflow_stand_ins.h).
   std::vector<std::string> tensorflow_libraries_needed;
   KernelModuleDescription kernel_module;
+  GraphModuleDescription graph_module;
+  ProfilerModuleDescription profiler_module;
   std::vector<StructSize> struct_sizes;
   PlatformDescription platform;
   std::optional<int> device_count;

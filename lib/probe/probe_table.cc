@@ -179,6 +179,39 @@ void WriteKernels(Writer& out, const KernelModuleDescription& module, bool verbo
   }
 }
 
+void WriteGraphOptimizer(Writer& out, const GraphModuleDescription& module) {
+  if (!module.exported) return;
+  out.Section("Graph optimizer (TF_InitGraph)");
+  if (module.init_error) {
+    out.Row("Registration", "failed: " + *module.init_error);
+    return;
+  }
+  out.Row("Device type", module.device_type.value_or("(not set)"));
+  std::vector<std::string> set;
+  std::vector<std::string> unset;
+  (module.has_create ? set : unset).emplace_back("create_func");
+  (module.has_optimize ? set : unset).emplace_back("optimize_func");
+  (module.has_destroy ? set : unset).emplace_back("destroy_func");
+  out.Row("Functions", fmt::format("{}{}{}", fmt::join(set, ", "),
+                                   unset.empty() ? "" : "; not set: ", fmt::join(unset, ", ")));
+  out.Row("Passes turned off", module.passes_turned_off.empty()
+                                   ? std::string("none")
+                                   : fmt::format("{}", fmt::join(module.passes_turned_off, ", ")));
+  if (module.model_pruning_disabled) out.Row("Model pruning", "disabled");
+}
+
+void WriteProfiler(Writer& out, const ProfilerModuleDescription& module) {
+  if (!module.exported) return;
+  out.Section("Profiler (TF_InitProfiler)");
+  if (module.init_error) {
+    out.Row("Registration", "failed: " + *module.init_error);
+    return;
+  }
+  out.Row("Device type", module.device_type.value_or("(not set)"));
+  out.Row("Functions set", fmt::format("{} of 5", module.functions_set.size()));
+  for (const auto& missing : module.functions_missing) out.Row("", "not set: " + missing);
+}
+
 void WriteCallbacks(Writer& out, const std::vector<Callback>& callbacks) {
   out.Section("Callbacks");
   std::vector<std::string> structs;
@@ -258,6 +291,8 @@ std::string RenderProbeTable(const ProbeReport& report, const TableStyle& style)
   }
 
   WriteKernels(out, report.kernel_module, style.verbose);
+  WriteGraphOptimizer(out, report.graph_module);
+  WriteProfiler(out, report.profiler_module);
 
   out.Section("Platform");
   out.Row("Name", report.platform.name.empty() ? "(not set)" : report.platform.name);
