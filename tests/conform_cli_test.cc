@@ -82,7 +82,8 @@ const std::map<std::string, std::string> kNoKernelModule = {
     {"kernels.registration", "exports no TF_InitKernel"},
     {"kernels.unique", "exports no TF_InitKernel"},
     {"profiler.device_type", "exports no TF_InitProfiler"},
-    {"profiler.registration", "exports no TF_InitProfiler"}};
+    {"profiler.registration", "exports no TF_InitProfiler"},
+    {"profiler.session", "exports no TF_InitProfiler"}};
 
 // The checks each reference plugin skips, with a phrase of the reason: cpu
 // provides every optional member; minimal leaves out timers, unified memory,

@@ -85,7 +85,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(FaultCase{"profiler_without_destroy", "profiler.registration", "fail"},
                       FaultCase{"profiler_device_type_invalid", "profiler.registration", "fail"},
                       FaultCase{"profiler_init_fails", "profiler.registration", "fail"},
-                      FaultCase{"profiler_for_another_device", "profiler.device_type", "warn"}),
+                      FaultCase{"profiler_for_another_device", "profiler.device_type", "warn"},
+                      FaultCase{"profiler_collect_overruns", "profiler.session", "warn"},
+                      FaultCase{"profiler_size_not_set", "profiler.session", "warn"}),
     [](const auto& info) { return info.param.fault; });
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 
 namespace sectl::abi {
@@ -27,6 +28,10 @@ constexpr std::array kFunctions = {
     PluginFunctionInfo{PluginFunction::kInitKernel, "", "TF_InitKernel", 0},
     PluginFunctionInfo{PluginFunction::kInitGraph, "", "TF_InitGraph", 0},
     PluginFunctionInfo{PluginFunction::kInitProfiler, "", "TF_InitProfiler", 0},
+#define SECTL_MODULE_FUNCTION(name, type, member) \
+  PluginFunctionInfo{PluginFunction::k##name, #type, #member, offsetof(type, member)},
+#include "abi/module_functions.def"
+#undef SECTL_MODULE_FUNCTION
 };
 static_assert(kFunctions.size() == static_cast<size_t>(PluginFunction::kCount));
 
@@ -37,6 +42,7 @@ constexpr size_t kFirstTvmHook = static_cast<size_t>(PluginFunction::kTvmDevice0
 constexpr size_t kFirstTvmRuntimeFunction =
     static_cast<size_t>(PluginFunction::kTvmDeviceAllocDataSpace);
 constexpr size_t kFirstModuleEntryPoint = static_cast<size_t>(PluginFunction::kInitKernel);
+constexpr size_t kFirstModuleFunction = static_cast<size_t>(PluginFunction::kInitProfiler) + 1;
 
 std::string TvmHookName(const PluginFunctionInfo& info, std::string_view device) {
   return std::string(info.struct_name) + std::string(device) + std::string(info.member);
@@ -59,14 +65,15 @@ std::array<std::string_view, kFunctions.size()>& QualifiedNames() {
     std::array<std::string_view, kFunctions.size()> result;
     for (size_t i = 0; i < kFunctions.size(); ++i) {
       const auto& info = kFunctions[i];
-      if (i >= kFirstTvmRuntimeFunction) {  // and the module entry points after them
-        result[i] = info.member;
-      } else if (i >= kFirstTvmHook) {
+      const bool tvm_hook = i >= kFirstTvmHook && i < kFirstTvmRuntimeFunction;
+      // TVM's runtime functions and the module entry points are named alone.
+      const bool named_alone = i >= kFirstTvmRuntimeFunction && i < kFirstModuleFunction;
+      if (tvm_hook) {
         result[i] = Kept(TvmHookName(info, "<device " + std::to_string(info.offset) + ">"));
+      } else if (named_alone || info.struct_name.empty()) {
+        result[i] = info.member;
       } else {
-        result[i] = info.struct_name.empty()
-                        ? info.member
-                        : Kept(std::string(info.struct_name) + "." + std::string(info.member));
+        result[i] = Kept(std::string(info.struct_name) + "." + std::string(info.member));
       }
     }
     return result;
@@ -113,11 +120,17 @@ bool IsTvmRuntimeFunction(PluginFunction function) {
 }
 
 std::span<const PluginFunctionInfo> ModuleEntryPoints() {
-  return std::span(kFunctions).subspan(kFirstModuleEntryPoint);
+  return std::span(kFunctions).subspan(kFirstModuleEntryPoint,
+                                       kFirstModuleFunction - kFirstModuleEntryPoint);
 }
 
 bool IsModuleEntryPoint(PluginFunction function) {
-  return IsPluginFunction(function) && static_cast<size_t>(function) >= kFirstModuleEntryPoint;
+  const auto index = static_cast<size_t>(function);
+  return index >= kFirstModuleEntryPoint && index < kFirstModuleFunction;
+}
+
+std::span<const PluginFunctionInfo> ModuleFunctions() {
+  return std::span(kFunctions).subspan(kFirstModuleFunction);
 }
 
 void SetTvmDeviceNames(std::string_view slot0, std::string_view slot1) {

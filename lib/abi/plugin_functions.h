@@ -26,6 +26,9 @@ enum class PluginFunction : uint8_t {
   kInitKernel,    // void TF_InitKernel(void)
   kInitGraph,     // void TF_InitGraph(TP_OptimizerRegistrationParams*, TF_Status*)
   kInitProfiler,  // void TF_InitProfiler(TF_ProfilerRegistrationParams*, TF_Status*)
+#define SECTL_MODULE_FUNCTION(name, type, member) k##name,
+#include "abi/module_functions.def"
+#undef SECTL_MODULE_FUNCTION
   kCount,
 };
 // The journal keeps a function in one byte (JournalEntry, JournalRegion).
@@ -48,6 +51,9 @@ inline constexpr PluginFunction kFunctionOf = PluginFunction::kCount;
   inline constexpr PluginFunction kFunctionOf<&type::member> = PluginFunction::k##name;
 #include "abi/plugin_functions.def"
 #undef SECTL_PLUGIN_FUNCTION
+// The modules' functions have theirs in abi/module_functions.h, which needs
+// their headers (one of which declares TF_InitProfiler, which the
+// validation layer declares its own way).
 
 struct PluginFunctionInfo {
   PluginFunction function;
@@ -93,6 +99,9 @@ bool IsTvmRuntimeFunction(PluginFunction function);
 // exported name, which is also its QualifiedName; offset 0.
 std::span<const PluginFunctionInfo> ModuleEntryPoints();
 bool IsModuleEntryPoint(PluginFunction function);
+// The modules' own functions sectl calls (abi/module_functions.def), named
+// "TP_ProfilerFns.start" like the StreamExecutor's.
+std::span<const PluginFunctionInfo> ModuleFunctions();
 
 // Names the devices in the two TVM slots (their C names, "Woofles"), so
 // QualifiedName gives "TVMDeviceWooflesOpen". Until then a slot's hooks are

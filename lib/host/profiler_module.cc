@@ -49,6 +49,12 @@ Expected<ProfilerModuleRun> RunProfilerModule(const loader::PluginLibrary& libra
   run.has_collect_data_xspace = profiler_fns->collect_data_xspace != nullptr;
   run.has_destroy_profiler = params->destroy_profiler != nullptr;
   run.has_destroy_profiler_fns = params->destroy_profiler_fns != nullptr;
+  run.params = *params.get();
+  run.profiler = *profiler.get();
+  run.profiler_fns = *profiler_fns.get();
+  // Their pointers to each other are the host's structs, gone on return.
+  run.params.profiler = nullptr;
+  run.params.profiler_fns = nullptr;
   if (auto overrun = DescribeWritePastEnd(params, "TF_ProfilerRegistrationParams");
       !overrun.empty()) {
     run.overruns.push_back(std::move(overrun));

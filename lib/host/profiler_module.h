@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "host/dispatcher.h"
 #include "loader/plugin_library.h"
+#include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
 
 namespace sectl::host {
 
@@ -38,6 +39,13 @@ struct ProfilerModuleRun {
   bool has_destroy_profiler_fns = false;
   // Bytes written past the end of one of the host's structs.
   std::vector<std::string> overruns;
+  // The three structs as the plugin left them: TensorFlow's profiler
+  // factory keeps copies of the profiler and its functions, and calls them
+  // with those copies (the pointers in them are the plugin's, wherever it
+  // runs).
+  TF_ProfilerRegistrationParams params{};
+  TP_Profiler profiler{};
+  TP_ProfilerFns profiler_fns{};
 };
 
 inline constexpr size_t kHostProfilerParamsSize = 64;

@@ -41,6 +41,11 @@ constexpr std::array<WordCaller, kFunctionCount> MakeCallers() {
   callers[static_cast<size_t>(abi::PluginFunction::kInitGraph)] = CallerIfCallable<InitGraph>();
   callers[static_cast<size_t>(abi::PluginFunction::kInitProfiler)] =
       CallerIfCallable<InitProfiler>();
+#define SECTL_MODULE_FUNCTION(name, type, member)              \
+  callers[static_cast<size_t>(abi::PluginFunction::k##name)] = \
+      CallerIfCallable<decltype(type::member)>();
+#include "abi/module_functions.def"
+#undef SECTL_MODULE_FUNCTION
   return callers;
 }
 
