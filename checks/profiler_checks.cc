@@ -72,10 +72,10 @@ size_t RunSession(conform::CheckContext& check, const host::Dispatcher& dispatch
                 fmt::format("session {}: stop", session));
   size_t size = kSizeNotStored;
   host::TfStatusHandle query_status;
-  check.Require(dispatcher.Call<&TP_ProfilerFns::collect_data_xspace>(
-                    functions, &profiler, static_cast<uint8_t*>(nullptr), &size,
-                    query_status.get()),
-                fmt::format("session {}: collect_data_xspace(NULL)", session));
+  check.Require(
+      dispatcher.Call<&TP_ProfilerFns::collect_data_xspace>(
+          functions, &profiler, static_cast<uint8_t*>(nullptr), &size, query_status.get()),
+      fmt::format("session {}: collect_data_xspace(NULL)", session));
   if (size == kSizeNotStored) {
     check.Abort(fmt::format(
         "session {}: collect_data_xspace with a NULL buffer did not store the size it needs: "
@@ -83,9 +83,10 @@ size_t RunSession(conform::CheckContext& check, const host::Dispatcher& dispatch
         session));
   }
   if (size > kMaxPlausibleXSpaceBytes) {
-    check.Abort(fmt::format("session {}: collect_data_xspace asks for {} bytes, more than any "
-                            "short session's trace: an unset or garbage size",
-                            session, size));
+    check.Abort(
+        fmt::format("session {}: collect_data_xspace asks for {} bytes, more than any "
+                    "short session's trace: an unset or garbage size",
+                    session, size));
   }
   // TensorFlow stops here, returning the query's status.
   if (size == 0) {
@@ -158,11 +159,11 @@ SECTL_CHECK("profiler.session", kRecommended,
   for (int copy = 1; copy <= 2; ++copy) {
     TP_Profiler profiler = run.profiler;
     TP_ProfilerFns functions = run.profiler_fns;
-    check.Require(dispatcher.Call<&TF_ProfilerRegistrationParams::destroy_profiler>(run.params,
-                                                                                   &profiler),
-                  fmt::format("destroy_profiler on copy {}", copy));
-    check.Require(dispatcher.Call<&TF_ProfilerRegistrationParams::destroy_profiler_fns>(
-                      run.params, &functions),
+    check.Require(
+        dispatcher.Call<&TF_ProfilerRegistrationParams::destroy_profiler>(run.params, &profiler),
+        fmt::format("destroy_profiler on copy {}", copy));
+    check.Require(dispatcher.Call<&TF_ProfilerRegistrationParams::destroy_profiler_fns>(run.params,
+                                                                                        &functions),
                   fmt::format("destroy_profiler_fns on copy {}", copy));
   }
 }

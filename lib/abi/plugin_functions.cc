@@ -120,8 +120,8 @@ bool IsTvmRuntimeFunction(PluginFunction function) {
 }
 
 std::span<const PluginFunctionInfo> ModuleEntryPoints() {
-  return std::span(kFunctions).subspan(kFirstModuleEntryPoint,
-                                       kFirstModuleFunction - kFirstModuleEntryPoint);
+  return std::span(kFunctions)
+      .subspan(kFirstModuleEntryPoint, kFirstModuleFunction - kFirstModuleEntryPoint);
 }
 
 bool IsModuleEntryPoint(PluginFunction function) {
