@@ -19,8 +19,6 @@
 namespace sectl::checks {
 namespace {
 
-using abi::PluginFunction;
-
 // TF_InitGraph run once in this check's process, and judged.
 std::vector<probe::Finding> RunGraphModule(conform::CheckContext& check) {
   host::Platform& platform = check.platform();  // SE_InitPlugin first, as TensorFlow does

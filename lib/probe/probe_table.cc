@@ -171,8 +171,8 @@ void WriteKernels(Writer& out, const KernelModuleDescription& module, bool verbo
     }
     if (kernel.priority) notes.push_back(fmt::format("priority {}", *kernel.priority));
     if (!kernel.label.empty()) notes.push_back(fmt::format("label \"{}\"", kernel.label));
-    if (kernel.async) notes.push_back("async");
-    if (!kernel.has_compute) notes.push_back("no compute");
+    if (kernel.async) notes.emplace_back("async");
+    if (!kernel.has_compute) notes.emplace_back("no compute");
     if (!kernel.registration_error.empty()) notes.push_back("aborts: " + kernel.registration_error);
     out.Row(kernel.op, fmt::format("{}{}{}", kernel.device_type, notes.empty() ? "" : "  ",
                                    fmt::join(notes, "; ")));
