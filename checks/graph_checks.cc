@@ -4,16 +4,12 @@
 // judged by TensorFlow's own checks and by what Grappler then does with it.
 // probe describes the same run (probe/graph_module_description.h); these
 // checks fail on the findings that speak of their part.
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <initializer_list>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "conform/check.h"
 #include "host/graph_module.h"
+#include "module_findings.h"
 #include "probe/graph_module_description.h"
 
 namespace sectl::checks {
@@ -32,22 +28,6 @@ std::vector<probe::Finding> RunGraphModule(conform::CheckContext& check) {
                      {"struct_sizes", module.struct_sizes},
                      {"passes_turned_off", module.passes_turned_off}};
   return findings;
-}
-
-// Fails (or, with `warn`, warns) with every finding whose id starts with
-// one of `prefixes`.
-void ReportFindings(conform::CheckContext& check, const std::vector<probe::Finding>& findings,
-                    std::initializer_list<std::string_view> prefixes) {
-  auto& listed = check.details()["findings"];
-  listed = nlohmann::json::array();
-  for (const auto& finding : findings) {
-    const bool ours = std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view prefix) {
-      return std::string_view(finding.id).starts_with(prefix);
-    });
-    if (!ours) continue;
-    listed.push_back({{"id", finding.id}, {"message", finding.message}});
-    check.Fail(finding.message);
-  }
 }
 
 }  // namespace
@@ -76,7 +56,7 @@ SECTL_CHECK("graph.registration", kRequired,
             .proven_by =
                 "`GRAPH_WITHOUT_OPTIMIZE_FUNC`, `GRAPH_CONFIGS_SIZE_ZERO`, "
                 "`GRAPH_INIT_FAILS`") {
-  ReportFindings(check, RunGraphModule(check),
+  FailOnFindings(check, RunGraphModule(check),
                  {"graph.init_failed", "graph.struct_size.zero", "graph.device_type.missing",
                   "graph.optimize_func.missing", "graph.struct_overrun"});
 }
@@ -93,7 +73,7 @@ SECTL_CHECK("graph.device_type", kRecommended,
             .common_mistakes = "A device type left from the sample plugin (\"MY_DEVICE\").",
             .how_to_fix = "Set `device_type` from the same constant as the platform's `type`.",
             .proven_by = "`GRAPH_FOR_ANOTHER_DEVICE`") {
-  ReportFindings(check, RunGraphModule(check), {"graph.device_type.mismatch"});
+  FailOnFindings(check, RunGraphModule(check), {"graph.device_type.mismatch"});
 }
 
 SECTL_CHECK("graph.configs_layout", kRecommended,
@@ -114,7 +94,7 @@ SECTL_CHECK("graph.configs_layout", kRecommended,
                 "Rebuild against the TensorFlow 2.10 or newer `grappler.h`, and leave "
                 "`struct_size` as TensorFlow pre-fills it.",
             .proven_by = "`GRAPH_CONFIGS_PRE_2_10`") {
-  ReportFindings(check, RunGraphModule(check), {"graph.configs.pre_2_10_layout"});
+  FailOnFindings(check, RunGraphModule(check), {"graph.configs.pre_2_10_layout"});
 }
 
 }  // namespace sectl::checks

@@ -4,16 +4,13 @@
 // the TensorFlow C API it exports (lib/tf_c_api); probe describes the same
 // recording (probe/kernel_module_description.h), and these checks fail on
 // the findings that speak of their part.
-#include <fmt/format.h>
 
-#include <algorithm>
-#include <initializer_list>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "conform/check.h"
 #include "host/kernel_module.h"
+#include "module_findings.h"
 #include "probe/kernel_module_description.h"
 
 namespace sectl::checks {
@@ -43,19 +40,6 @@ JudgedKernelModule RunKernelModule(conform::CheckContext& check) {
                      {"device_types", judged.module.device_types},
                      {"platform_type", platform.type()}};
   return judged;
-}
-
-// Fails the check with every finding among `ids`, and lists them in the
-// details.
-void FailOnFindings(conform::CheckContext& check, const JudgedKernelModule& judged,
-                    std::initializer_list<std::string_view> ids) {
-  auto& listed = check.details()["findings"];
-  listed = nlohmann::json::array();
-  for (const auto& finding : judged.findings) {
-    if (std::find(ids.begin(), ids.end(), finding.id) == ids.end()) continue;
-    listed.push_back({{"id", finding.id}, {"message", finding.message}});
-    check.Fail(finding.message);
-  }
 }
 
 }  // namespace
@@ -90,7 +74,7 @@ SECTL_CHECK("kernels.registration", kRequired,
                 "`KERNEL_INIT_READS_INPUT`") {
   const JudgedKernelModule judged = RunKernelModule(check);
   FailOnFindings(
-      check, judged,
+      check, judged.findings,
       {"kernels.registration_aborts", "kernels.api_misuse", "kernels.running_kernel_api_called"});
 }
 
@@ -113,7 +97,7 @@ SECTL_CHECK("kernels.device_type", kRequired,
                 "one constant.",
             .proven_by = "`KERNEL_FOR_UNKNOWN_DEVICE`") {
   const JudgedKernelModule judged = RunKernelModule(check);
-  FailOnFindings(check, judged, {"kernels.device_type.unknown"});
+  FailOnFindings(check, judged.findings, {"kernels.device_type.unknown"});
   for (const auto& finding : judged.findings) {
     if (finding.id == "kernels.device_type.tensorflow") check.details()["note"] = finding.message;
   }
@@ -136,7 +120,7 @@ SECTL_CHECK("kernels.unique", kRequired,
             .how_to_fix = "Register each (op, device type, constraints, label) once.",
             .proven_by = "`KERNEL_REGISTERED_TWICE`") {
   const JudgedKernelModule judged = RunKernelModule(check);
-  FailOnFindings(check, judged, {"kernels.duplicate"});
+  FailOnFindings(check, judged.findings, {"kernels.duplicate"});
 }
 
 SECTL_CHECK("kernels.functions", kRequired,
@@ -158,7 +142,7 @@ SECTL_CHECK("kernels.functions", kRequired,
             .how_to_fix = "Pass a compute function for every kernel; pass TF_DataType values only.",
             .proven_by = "`KERNEL_WITHOUT_COMPUTE`") {
   const JudgedKernelModule judged = RunKernelModule(check);
-  FailOnFindings(check, judged,
+  FailOnFindings(check, judged.findings,
                  {"kernels.compute_missing", "kernels.type_constraint.unknown_type"});
 }
 

@@ -6,11 +6,8 @@
 // that speak of their part.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <initializer_list>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "abi/module_functions.h"
@@ -18,6 +15,7 @@
 #include "conform/check_support.h"
 #include "host/profiler_module.h"
 #include "host/tf_status_handle.h"
+#include "module_findings.h"
 #include "probe/profiler_module_description.h"
 
 namespace sectl::checks {
@@ -36,21 +34,6 @@ std::vector<probe::Finding> RunProfilerModule(conform::CheckContext& check) {
                      {"struct_sizes", module.struct_sizes},
                      {"functions_missing", module.functions_missing}};
   return findings;
-}
-
-// Fails with every finding whose id starts with one of `prefixes`.
-void FailOnFindings(conform::CheckContext& check, const std::vector<probe::Finding>& findings,
-                    std::initializer_list<std::string_view> prefixes) {
-  auto& listed = check.details()["findings"];
-  listed = nlohmann::json::array();
-  for (const auto& finding : findings) {
-    const bool ours = std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view prefix) {
-      return std::string_view(finding.id).starts_with(prefix);
-    });
-    if (!ours) continue;
-    listed.push_back({{"id", finding.id}, {"message", finding.message}});
-    check.Fail(finding.message);
-  }
 }
 
 // What collect_data_xspace finds in its size_t going in: TensorFlow leaves
