@@ -5,6 +5,7 @@
 // probe describes the same run (probe/graph_module_description.h); these
 // checks fail on the findings that speak of their part.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "conform/check.h"
@@ -15,12 +16,15 @@
 namespace sectl::checks {
 namespace {
 
+constexpr std::string_view kNoGraphModule =
+    "the plugin exports no TF_InitGraph: it has no graph optimizer";
+
 // TF_InitGraph run once in this check's process, and judged.
 std::vector<probe::Finding> RunGraphModule(conform::CheckContext& check) {
   host::Platform& platform = check.platform();  // SE_InitPlugin first, as TensorFlow does
   auto run = check.Require(host::RunGraphModule(check.library(), platform.dispatcher()),
                            "looking up TF_InitGraph");
-  if (!run.present) check.Skip("the plugin exports no TF_InitGraph: it has no graph optimizer");
+  if (!run.present) check.Skip(std::string(kNoGraphModule));
   std::vector<probe::Finding> findings;
   const auto module = probe::DescribeGraphModule(run, platform.type(), findings);
   check.details() = {{"device_type", module.device_type ? *module.device_type : ""},
@@ -34,6 +38,7 @@ std::vector<probe::Finding> RunGraphModule(conform::CheckContext& check) {
 
 SECTL_CHECK("graph.registration", kRequired,
             "TF_InitGraph registers an optimizer TensorFlow accepts", .tests = {kInitGraph},
+            .needs_entry_point = "TF_InitGraph", .skip_reason = kNoGraphModule,
             .severity_reason =
                 "TensorFlow calls TF_InitGraph while loading the plugin and aborts that process "
                 "(TF_CHECK_OK in TF_LoadPluggableDeviceLibrary) when it fails, when any of the "
@@ -63,6 +68,7 @@ SECTL_CHECK("graph.registration", kRequired,
 
 SECTL_CHECK("graph.device_type", kRecommended,
             "The optimizer is registered for the platform's device type", .tests = {kInitGraph},
+            .needs_entry_point = "TF_InitGraph", .skip_reason = kNoGraphModule,
             .severity_reason =
                 "TensorFlow accepts any device_type and registers the optimizer under it; "
                 "Grappler then runs it only on graphs with a device of that type, so an "
@@ -78,7 +84,8 @@ SECTL_CHECK("graph.device_type", kRecommended,
 
 SECTL_CHECK("graph.configs_layout", kRecommended,
             "The optimizer's pass toggles are laid out as TensorFlow 2.10 and later read them",
-            .tests = {kInitGraph},
+            .tests = {kInitGraph}, .needs_entry_point = "TF_InitGraph",
+            .skip_reason = kNoGraphModule,
             .severity_reason =
                 "TensorFlow 2.10 inserted auto_mixed_precision_onednn_bfloat16 into "
                 "TP_OptimizerConfigs without a version change and never compares struct sizes: a "

@@ -6,6 +6,7 @@
 // the findings that speak of their part.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "conform/check.h"
@@ -15,6 +16,9 @@
 
 namespace sectl::checks {
 namespace {
+
+constexpr std::string_view kNoKernelModule =
+    "the plugin exports no TF_InitKernel: it has no kernel module";
 
 using abi::PluginFunction;
 
@@ -28,7 +32,7 @@ JudgedKernelModule RunKernelModule(conform::CheckContext& check) {
   host::Platform& platform = check.platform();  // SE_InitPlugin first, as TensorFlow does
   const auto address = check.Require(check.library().ModuleEntryPoint(PluginFunction::kInitKernel),
                                      "looking up TF_InitKernel");
-  if (address == 0) check.Skip("the plugin exports no TF_InitKernel: it has no kernel module");
+  if (address == 0) check.Skip(std::string(kNoKernelModule));
   if (check.settings().lazy) check.Skip(std::string(host::kKernelModuleNotRunLazily));
   auto run = check.Require(host::RunKernelModule(check.library(), platform.dispatcher()),
                            "running TF_InitKernel");
@@ -46,7 +50,8 @@ JudgedKernelModule RunKernelModule(conform::CheckContext& check) {
 
 SECTL_CHECK("kernels.registration", kRequired,
             "TF_InitKernel registers its kernels as TensorFlow's kernel C API allows",
-            .tests = {kInitKernel},
+            .tests = {kInitKernel}, .needs_entry_point = "TF_InitKernel",
+            .skip_reason = kNoKernelModule,
             .severity_reason =
                 "TensorFlow 2.5 and later call TF_InitKernel while loading the plugin, in the "
                 "process that imports TensorFlow: a crash there, a registration TensorFlow "
@@ -80,6 +85,7 @@ SECTL_CHECK("kernels.registration", kRequired,
 
 SECTL_CHECK("kernels.device_type", kRequired,
             "Every kernel is registered for a device type that exists", .tests = {kInitKernel},
+            .needs_entry_point = "TF_InitKernel", .skip_reason = kNoKernelModule,
             .severity_reason =
                 "TensorFlow 2.5 and later place an op on the plugin's device only through a "
                 "kernel registered for the platform's type (SP_Platform.type): a kernel for a "
@@ -105,7 +111,8 @@ SECTL_CHECK("kernels.device_type", kRequired,
 
 SECTL_CHECK("kernels.unique", kRequired,
             "No kernel is registered twice for the same op, device type, constraints and label",
-            .tests = {kInitKernel},
+            .tests = {kInitKernel}, .needs_entry_point = "TF_InitKernel",
+            .skip_reason = kNoKernelModule,
             .severity_reason =
                 "TensorFlow 2.5 and later refuse to run a node when two kernels match it "
                 "(\"Multiple OpKernel registrations match NodeDef\"): every node of that op on "
@@ -125,7 +132,8 @@ SECTL_CHECK("kernels.unique", kRequired,
 
 SECTL_CHECK("kernels.functions", kRequired,
             "Every kernel has a compute function, and its type constraints name real types",
-            .tests = {kInitKernel},
+            .tests = {kInitKernel}, .needs_entry_point = "TF_InitKernel",
+            .skip_reason = kNoKernelModule,
             .severity_reason =
                 "TensorFlow 2.5 and later call a kernel's compute function without a null check "
                 "the first time the op runs on the plugin's device (the process crashes), and a "

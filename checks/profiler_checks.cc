@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "abi/module_functions.h"
@@ -21,12 +22,15 @@
 namespace sectl::checks {
 namespace {
 
+constexpr std::string_view kNoProfilerModule =
+    "the plugin exports no TF_InitProfiler: it has no profiler";
+
 // TF_InitProfiler run once in this check's process, and judged.
 std::vector<probe::Finding> RunProfilerModule(conform::CheckContext& check) {
   host::Platform& platform = check.platform();  // SE_InitPlugin first, as TensorFlow does
   auto run = check.Require(host::RunProfilerModule(check.library(), platform.dispatcher()),
                            "looking up TF_InitProfiler");
-  if (!run.present) check.Skip("the plugin exports no TF_InitProfiler: it has no profiler");
+  if (!run.present) check.Skip(std::string(kNoProfilerModule));
   std::vector<probe::Finding> findings;
   const auto module = probe::DescribeProfilerModule(run, platform.type(), findings);
   check.details() = {{"device_type", module.device_type ? *module.device_type : ""},
@@ -97,6 +101,7 @@ SECTL_CHECK("profiler.session", kRecommended,
             "Two profiling sessions run as TensorFlow runs them, and the trace fits its buffer",
             .tests = {kProfilerStart, kProfilerStop, kProfilerCollectDataXspace, kDestroyProfiler,
                       kDestroyProfilerFns},
+            .needs_entry_point = "TF_InitProfiler", .skip_reason = kNoProfilerModule,
             .severity_reason =
                 "TensorFlow 2.7 and later call the profiler's functions only while a profiling "
                 "session runs: a failure there loses the device's trace, and a crash or a write "
@@ -125,7 +130,7 @@ SECTL_CHECK("profiler.session", kRecommended,
   const host::Dispatcher& dispatcher = platform.dispatcher();
   auto run = check.Require(host::RunProfilerModule(check.library(), dispatcher),
                            "looking up TF_InitProfiler");
-  if (!run.present) check.Skip("the plugin exports no TF_InitProfiler: it has no profiler");
+  if (!run.present) check.Skip(std::string(kNoProfilerModule));
   if (run.init_error) check.Blocked(abi::PluginFunction::kInitProfiler, *run.init_error);
   const bool complete = run.has_start && run.has_stop && run.has_collect_data_xspace &&
                         run.has_destroy_profiler && run.has_destroy_profiler_fns;
@@ -153,6 +158,7 @@ SECTL_CHECK("profiler.session", kRecommended,
 
 SECTL_CHECK("profiler.registration", kRequired,
             "TF_InitProfiler registers a profiler TensorFlow accepts", .tests = {kInitProfiler},
+            .needs_entry_point = "TF_InitProfiler", .skip_reason = kNoProfilerModule,
             .severity_reason =
                 "TensorFlow 2.7 and later call TF_InitProfiler while loading the plugin and abort "
                 "that process (TF_CHECK_OK in TF_LoadPluggableDeviceLibrary) when it fails, when "
@@ -183,6 +189,7 @@ SECTL_CHECK("profiler.registration", kRequired,
 
 SECTL_CHECK("profiler.device_type", kRecommended,
             "The profiler is registered for the platform's device type", .tests = {kInitProfiler},
+            .needs_entry_point = "TF_InitProfiler", .skip_reason = kNoProfilerModule,
             .severity_reason =
                 "TensorFlow accepts any valid device_type for the profiler; one that is not the "
                 "platform's names the wrong device in the traces it collects",

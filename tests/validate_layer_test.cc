@@ -181,8 +181,15 @@ std::vector<json> ExpectLayerIsTransparent(const std::string& plugin) {
   EXPECT_EQ(layered.command.exit_code, direct.command.exit_code);
 
   std::vector<json> reports = ReadReports(directory.path());
-  // One report per check process at least (the runner itself loads nothing).
-  EXPECT_GE(reports.size(), StatusById(direct.report).size());
+  // One report per check process at least (the runner itself loads
+  // nothing). The checks of modules the plugin does not export skip without
+  // a process.
+  size_t processes = 0;
+  for (const json& result : direct.report.value("results", json::array())) {
+    const std::string message = result.value("message", "");
+    if (message.find("the plugin exports no TF_Init") == std::string::npos) ++processes;
+  }
+  EXPECT_GE(reports.size(), processes);
   const std::vector<json> serious = ErrorsAndWarnings(reports);
   EXPECT_TRUE(serious.empty()) << plugin << " is correct, yet the layer found:\n"
                                << Describe(serious);

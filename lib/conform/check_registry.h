@@ -28,6 +28,12 @@ struct CheckTraits {
   // crashes or hangs, the check is blocked by that function (the check that
   // tests it reports the defect). Empty: every function it calls is tested.
   std::vector<abi::PluginFunction> tests;
+  // For a check of one of a plugin's other modules: the entry point it needs
+  // ("TF_InitKernel"). A plugin whose file does not export it skips the
+  // check with `skip_reason`, decided from the file's symbols before any
+  // process starts: a plugin without the module pays nothing for its checks.
+  std::string_view needs_entry_point;
+  std::string_view skip_reason;
   // Why the check has its severity. For a required check: the released
   // TensorFlow generation(s) whose behaviour a failure harms, and how.
   std::string_view severity_reason;

@@ -22,6 +22,7 @@
 #include "isolation/guard_malloc.h"
 #include "isolation/interruption.h"
 #include "isolation/shared_memory.h"
+#include "loader/exported_symbols.h"
 
 namespace sectl::conform {
 namespace {
@@ -391,6 +392,39 @@ void InheritOnlyJournalOf(const Slot& chosen, const std::vector<Slot>& slots) {
   }
 }
 
+// The entry points a plugin file exports, for the checks that need one
+// (CheckTraits::needs_entry_point).
+class ModuleExports {
+ public:
+  explicit ModuleExports(const std::string& plugin_path) {
+    if (auto exported = loader::ExportedFunctions(plugin_path)) {
+      exported_ = std::move(*exported);
+      read_ = true;
+    }
+  }
+
+  // A skip result for a check whose entry point the file does not export;
+  // nullopt when the check runs (the file could not be read: the check
+  // then finds out for itself).
+  std::optional<CheckResult> SkipWithoutModule(const PlannedCheck& planned,
+                                               const abi::HostGeneration& generation) const {
+    const auto& traits = planned.check->traits;
+    if (!read_ || traits.needs_entry_point.empty()) return std::nullopt;
+    if (std::find(exported_.begin(), exported_.end(), traits.needs_entry_point) !=
+        exported_.end()) {
+      return std::nullopt;
+    }
+    CheckResult result = NewResult(planned, generation);
+    result.status = CheckStatus::kSkip;
+    result.message = std::string(traits.skip_reason);
+    return result;
+  }
+
+ private:
+  bool read_ = false;
+  std::vector<std::string> exported_;
+};
+
 }  // namespace
 
 CheckResult NotRunBecauseInterrupted(const PlannedCheck& planned,
@@ -410,6 +444,25 @@ std::vector<CheckResult> RunChecks(const std::vector<PlannedCheck>& plan,
     results[index] = std::move(result);
     if (options.on_result) options.on_result(results[index]);
   };
+  // The module checks of a plugin without the module skip here, read from
+  // the file's exported symbols; the rest run.
+  const ModuleExports exports(options.settings.plugin_path);
+  std::vector<PlannedCheck> to_run;
+  std::vector<size_t> run_index;  // to_run[i] is plan[run_index[i]]
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (auto skipped = exports.SkipWithoutModule(plan[i], options.settings.generation)) {
+      deliver(i, std::move(*skipped));
+    } else {
+      to_run.push_back(plan[i]);
+      run_index.push_back(i);
+    }
+  }
+  if (to_run.size() < plan.size()) {
+    // Each of these is reported (on_result) as it arrives, in there.
+    std::vector<CheckResult> ran = RunChecks(to_run, options);
+    for (size_t i = 0; i < ran.size(); ++i) results[run_index[i]] = std::move(ran[i]);
+    return results;
+  }
   if (!options.isolate) {
     for (size_t i = 0; i < plan.size(); ++i) {
       const int signal = isolation::InterruptedBy();
