@@ -161,6 +161,34 @@ std::vector<Compatibility> CollectCompatibility(const loader::PluginLibrary& lib
   return rows;
 }
 
+// Runs the plugin's other modules after SE_InitPlugin, in TensorFlow's
+// order (kernels, graph optimizer, profiler), and describes them. A crash or
+// hang in one ends the probe naming its entry point, as it would end
+// TensorFlow's process while it loads the plugin. Under --lazy the kernel
+// module is not run (host::kKernelModuleNotRunLazily).
+Expected<void> DescribeModules(const loader::PluginLibrary& library, const host::Platform& platform,
+                               bool lazy, ProbeReport& report, std::vector<Finding>& findings) {
+  const host::Dispatcher& dispatcher = platform.dispatcher();
+  if (lazy) {
+    auto address = library.ModuleEntryPoint(abi::PluginFunction::kInitKernel);
+    if (address && *address != 0) {
+      findings.push_back({"info", "kernels.not_run", std::string(host::kKernelModuleNotRunLazily)});
+    }
+  } else {
+    auto kernels = host::RunKernelModule(library, dispatcher);
+    if (!kernels) return tl::unexpected(kernels.error());
+    report.kernel_module =
+        DescribeKernelModule(kernels->present, kernels->recording, platform.type(), findings);
+  }
+  auto graph = host::RunGraphModule(library, dispatcher);
+  if (!graph) return tl::unexpected(graph.error());
+  report.graph_module = DescribeGraphModule(*graph, platform.type(), findings);
+  auto profiler = host::RunProfilerModule(library, dispatcher);
+  if (!profiler) return tl::unexpected(profiler.error());
+  report.profiler_module = DescribeProfilerModule(*profiler, platform.type(), findings);
+  return {};
+}
+
 }  // namespace
 
 Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& journal) {
@@ -213,30 +241,11 @@ Expected<ProbeReport> CollectProbe(const ProbeOptions& options, host::Journal& j
   report.platform.version_offered = {offered.major, offered.minor, offered.patch};
   report.platform.version_after_init = {after.major, after.minor, after.patch};
 
-  // TensorFlow's loader runs the kernel module once the platform is
-  // registered. A crash or hang in it ends the probe, naming TF_InitKernel,
-  // as it would end TensorFlow's process while it loads the plugin.
   std::vector<Finding> module_findings;
-  if (options.lazy) {
-    if (auto address = library->ModuleEntryPoint(abi::PluginFunction::kInitKernel);
-        address && *address != 0) {
-      module_findings.push_back(
-          {"info", "kernels.not_run", std::string(host::kKernelModuleNotRunLazily)});
-    }
-  } else {
-    auto kernels = host::RunKernelModule(*library, registered.dispatcher());
-    if (!kernels) return tl::unexpected(kernels.error().WithContext(options.plugin_path));
-    report.kernel_module = DescribeKernelModule(kernels->present, kernels->recording,
-                                                registered.type(), module_findings);
+  if (auto described = DescribeModules(*library, registered, options.lazy, report, module_findings);
+      !described) {
+    return tl::unexpected(described.error().WithContext(options.plugin_path));
   }
-  // Then the graph module: its init and TensorFlow's checks after it.
-  auto graph = host::RunGraphModule(*library, registered.dispatcher());
-  if (!graph) return tl::unexpected(graph.error().WithContext(options.plugin_path));
-  report.graph_module = DescribeGraphModule(*graph, registered.type(), module_findings);
-  // And last the profiler module.
-  auto profiler = host::RunProfilerModule(*library, registered.dispatcher());
-  if (!profiler) return tl::unexpected(profiler.error().WithContext(options.plugin_path));
-  report.profiler_module = DescribeProfilerModule(*profiler, registered.type(), module_findings);
 
   std::vector<Finding> device_findings;
   if (auto count = registered.DeviceCount()) {
