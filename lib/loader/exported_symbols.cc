@@ -69,10 +69,14 @@ bool InsideFile(uint64_t offset, uint64_t size, uint64_t file_size) {
   return offset <= file_size && size <= file_size - offset;
 }
 
+// A function, or an indirect function (STT_GNU_IFUNC), which the dynamic
+// linker resolves to one: the validation layer exports the vendor's module
+// entry points that way.
 bool IsExportedFunction(const Elf64_Sym& symbol) {
   const int binding = ELF64_ST_BIND(symbol.st_info);
   const int visibility = ELF64_ST_VISIBILITY(symbol.st_other);
-  return symbol.st_shndx != SHN_UNDEF && ELF64_ST_TYPE(symbol.st_info) == STT_FUNC &&
+  const int type = ELF64_ST_TYPE(symbol.st_info);
+  return symbol.st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC) &&
          (binding == STB_GLOBAL || binding == STB_WEAK) &&
          (visibility == STV_DEFAULT || visibility == STV_PROTECTED);
 }
