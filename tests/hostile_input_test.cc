@@ -509,6 +509,12 @@ TEST_F(HostileInputTest, APluginFileChangedDuringTheRunMakesEveryCheckAnError) {
   const auto results = ResultsById(report);
   EXPECT_EQ(results.size(), ListedChecks(plugin)) << "not the whole suite";
   for (const auto& [id, result] : results) {
+    // The checks of modules the file does not export skip before anything
+    // loads it, read from the file the report's SHA-256 names: true of it.
+    if (Contains(result.value("message", ""), "the plugin exports no TF_Init")) {
+      EXPECT_EQ(result["status"], "skip") << id << ": " << result.dump(2);
+      continue;
+    }
     EXPECT_EQ(result["status"], "error") << id << ": " << result.dump(2);
     EXPECT_TRUE(Contains(result.value("message", ""), "the plugin file changed during the run"))
         << id << ": " << result.value("message", "");
